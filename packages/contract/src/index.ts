@@ -1,1 +1,7 @@
-export {};
+export * from './contract';
+export * from './domain';
+export * from './envelopes';
+export * from './errors';
+export * from './query-errors';
+export * from './search-params';
+export * from './texts';
