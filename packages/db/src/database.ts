@@ -1,0 +1,72 @@
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema';
+
+/** The Drizzle schema of the whole database. */
+export type Schema = typeof schema;
+/** A Drizzle database over either driver: the same queries run on both. */
+export type Drizzle = PgDatabase<PgQueryResultHKT, Schema>;
+
+/** An open database: PostgreSQL through postgres.js, or embedded PGlite. */
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: Drizzle;
+  /** The underlying driver, for what Drizzle does not cover (migrations, advisory locks). */
+  readonly driver:
+    | { readonly kind: 'postgres'; readonly client: postgres.Sql; readonly url: string }
+    | { readonly kind: 'pglite'; readonly client: PGlite };
+  /** Runs raw SQL and returns its rows, whatever the driver. */
+  rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Closes the pool or the embedded instance. */
+  close(): Promise<void>;
+}
+
+/** Where the data lives: a PostgreSQL URL, or else an embedded PGlite data directory. */
+export interface DatabaseOptions {
+  /** `postgres://...`; when absent the embedded PGlite in `dataDir` is used. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory, or `memory://` for a throwaway in-memory database. */
+  dataDir?: string | undefined;
+  /** Connection pool size for PostgreSQL. */
+  maxConnections?: number | undefined;
+}
+
+/** Opens PostgreSQL when `databaseUrl` is set, PGlite (with pg_trgm) otherwise. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options.maxConnections ?? 10);
+  return openPglite(options.dataDir ?? './.data');
+}
+
+function openPostgres(url: string, max: number): Database {
+  const client = postgres(url, {
+    max,
+    onnotice: () => undefined,
+    connection: { application_name: 'domain-index' },
+  });
+  const db = drizzlePostgres(client, { schema });
+  return {
+    kind: 'postgres',
+    db,
+    driver: { kind: 'postgres', client, url },
+    rows: async <T extends Record<string, unknown>>(query: SQL) => [...(await db.execute(query))] as T[],
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const client = new PGlite(dataDir, { extensions: { pg_trgm } });
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema });
+  return {
+    kind: 'pglite',
+    db,
+    driver: { kind: 'pglite', client },
+    rows: async <T extends Record<string, unknown>>(query: SQL) => (await db.execute(query)).rows as T[],
+    close: () => client.close(),
+  };
+}

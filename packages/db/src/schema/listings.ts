@@ -1,0 +1,86 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  real,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const money = (name: string) => numeric(name, { precision: 14, scale: 2, mode: 'number' });
+const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
+
+/**
+ * One listing of one domain on one marketplace. The 35 public fields of the domain object,
+ * plus internal columns (`id`, `max_backlinks`, `content_hash`) that never reach a response.
+ */
+export const listings = pgTable(
+  'listings',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    domainName: text('domain_name').notNull(),
+    tld: text('tld').notNull(),
+    status: text('status', { enum: ['auction', 'dropping', 'available'] }).notNull(),
+    source: text('source').notNull(),
+    length: smallint('length').notNull(),
+    hasHyphens: boolean('has_hyphens').notNull(),
+    hasNumbers: boolean('has_numbers').notNull(),
+    wordCount: smallint('word_count').notNull(),
+    indexScore: smallint('index_score').notNull(),
+    currentBid: money('current_bid'),
+    startPrice: money('start_price'),
+    buyNowPrice: money('buy_now_price'),
+    bidCount: integer('bid_count'),
+    auctionEndTime: instant('auction_end_time'),
+    auctionType: text('auction_type'),
+    marketplaceUrl: text('marketplace_url'),
+    extensionsTaken: integer('extensions_taken'),
+    domainAge: smallint('domain_age'),
+    valuation: money('valuation'),
+    spamRisk: real('spam_risk'),
+    seoaDr: real('seoa_dr'),
+    seoaBacklinks: bigint('seoa_backlinks', { mode: 'number' }),
+    seobTf: real('seob_tf'),
+    seobCf: real('seob_cf'),
+    seobBacklinks: bigint('seob_backlinks', { mode: 'number' }),
+    seocAuthority: real('seoc_authority'),
+    seocBacklinks: bigint('seoc_backlinks', { mode: 'number' }),
+    keywordSearchVolume: integer('keyword_search_volume'),
+    openRank: real('open_rank'),
+    rankingaRanking: integer('rankinga_ranking'),
+    rankingbRanking: integer('rankingb_ranking'),
+    lastSoldPrice: money('last_sold_price'),
+    lastSoldYear: smallint('last_sold_year'),
+    lastCheckedAt: instant('last_checked_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+    /** Greatest of the three providers' backlink counts: what `min_backlinks` filters on. */
+    maxBacklinks: bigint('max_backlinks', { mode: 'number' }).generatedAlwaysAs(
+      sql`greatest(seoa_backlinks, seob_backlinks, seoc_backlinks)`,
+    ),
+    /** Hash of the feed-provided values: an import rewrites a row only when it changed. */
+    contentHash: text('content_hash').notNull(),
+  },
+  (t) => [
+    // One row per name per marketplace; the import upserts on it.
+    uniqueIndex('listings_source_domain_name_key').on(t.source, t.domainName),
+    // Lookup by name across marketplaces.
+    index('listings_domain_name_idx').on(t.domainName),
+    // Substring terms (`search`): LIKE '%term%' through trigrams.
+    index('listings_domain_name_trgm_idx').using('gin', sql`${t.domainName} gin_trgm_ops`),
+    // Purge of ended listings and the not-ended rule.
+    index('listings_auction_end_time_idx').on(t.auctionEndTime),
+    check('listings_status_check', sql`${t.status} in ('auction', 'dropping', 'available')`),
+  ],
+);
+
+/** A row of `listings` as read. */
+export type ListingRow = typeof listings.$inferSelect;
+/** A row of `listings` as written. */
+export type NewListingRow = typeof listings.$inferInsert;

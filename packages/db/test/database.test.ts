@@ -1,0 +1,112 @@
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listings, plans, migrateDatabase, openDatabase } from '../src';
+import { createTestDatabase, testEngines, type TestDatabase } from '../src/testing';
+
+const now = new Date('2026-11-21T07:04:00.123Z');
+
+function listing(domainName: string, source: string, extra: Partial<typeof listings.$inferInsert> = {}) {
+  return {
+    domainName,
+    tld: 'com',
+    status: 'auction' as const,
+    source,
+    length: domainName.split('.')[0]!.length,
+    hasHyphens: false,
+    hasNumbers: false,
+    wordCount: 1,
+    indexScore: 40,
+    lastCheckedAt: now,
+    updatedAt: now,
+    contentHash: 'h',
+    ...extra,
+  };
+}
+
+for (const { engine, skip } of testEngines()) {
+  describe.skipIf(skip)(`database layer on ${engine}`, () => {
+    let test: TestDatabase;
+    beforeAll(async () => {
+      test = await createTestDatabase(engine);
+    });
+    afterAll(async () => {
+      await test.dispose();
+    });
+
+    it('applies the migrations: tables, pg_trgm and the default plans exist', async () => {
+      const { database } = test;
+      const rows = await database.db.select().from(plans).orderBy(plans.id);
+      expect(rows).toEqual([
+        { id: 'free', requestsPerWindow: 60, windowSeconds: 3600, description: 'Free: 60 requests per hour' },
+        { id: 'pro', requestsPerWindow: 1000, windowSeconds: 3600, description: 'Pro: 1,000 requests per hour' },
+      ]);
+      const ext = await database.rows<{ extname: string }>(sql`select extname from pg_extension where extname = 'pg_trgm'`);
+      expect(ext).toEqual([{ extname: 'pg_trgm' }]);
+    });
+
+    it('is idempotent: migrating an up-to-date database changes nothing', async () => {
+      await migrateDatabase(test.database);
+      const rows = await test.database.db.select().from(plans);
+      expect(rows).toHaveLength(2);
+    });
+
+    it('stores and reads back every typed column, with money as numbers and milliseconds kept', async () => {
+      const { db } = test.database;
+      await db.insert(listings).values(
+        listing('example.com', 'source_1', {
+          currentBid: 120.5,
+          auctionEndTime: new Date('2026-11-22T10:00:00.999Z'),
+          seoaBacklinks: 10,
+          seobBacklinks: 3_000_000_000,
+          seocBacklinks: 5,
+          seoaDr: 31.5,
+        }),
+      );
+      const [row] = await db.select().from(listings).where(eq(listings.domainName, 'example.com'));
+      expect(row?.currentBid).toBe(120.5);
+      expect(row?.auctionEndTime?.toISOString()).toBe('2026-11-22T10:00:00.999Z');
+      expect(row?.lastCheckedAt.toISOString()).toBe('2026-11-21T07:04:00.123Z');
+      expect(row?.seoaDr).toBe(31.5);
+      // the internal generated column holds the greatest of the three providers' counts
+      expect(row?.maxBacklinks).toBe(3_000_000_000);
+    });
+
+    it('keeps one row per name per marketplace and rejects an unknown status', async () => {
+      const { db } = test.database;
+      await db.insert(listings).values(listing('twice.com', 'source_1'));
+      await db.insert(listings).values(listing('twice.com', 'source_2'));
+      await expect(db.insert(listings).values(listing('twice.com', 'source_1'))).rejects.toThrow();
+      await expect(
+        db.insert(listings).values({ ...listing('bad.com', 'source_1'), status: 'sold' as 'auction' }),
+      ).rejects.toThrow();
+    });
+
+    it('answers substring terms through the trigram operator class', async () => {
+      const { database } = test;
+      await database.db.insert(listings).values([listing('bluewhale.com', 's'), listing('redfox.com', 's')]);
+      const rows = await database.rows<{ domain_name: string }>(
+        sql`select domain_name from listings where domain_name like ${'%whal%'} order by domain_name`,
+      );
+      expect(rows).toEqual([{ domain_name: 'bluewhale.com' }]);
+      const similar = await database.rows<{ s: number }>(sql`select similarity('bluewhale', 'whale') as s`);
+      expect(similar[0]?.s).toBeGreaterThan(0);
+    });
+
+    if (engine === 'postgres') {
+      it('serialises the migrations of several instances starting together on an empty database', async () => {
+        const empty = await createTestDatabase('postgres', { migrate: false });
+        try {
+          const instances = await Promise.all(
+            [1, 2, 3].map(() => openDatabase({ databaseUrl: empty.url, maxConnections: 2 })),
+          );
+          await Promise.all(instances.map((instance) => migrateDatabase(instance)));
+          await Promise.all(instances.map((instance) => instance.close()));
+          const rows = await empty.database.db.select().from(plans);
+          expect(rows).toHaveLength(2);
+        } finally {
+          await empty.dispose();
+        }
+      });
+    }
+  });
+}
