@@ -1,1 +1,4 @@
-export {};
+export * from './normalise';
+export * from './score';
+export * from './sources';
+export * from './word-count';
