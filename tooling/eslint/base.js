@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 /** @param {string} tsconfigRootDir the package folder, so type information comes from its tsconfig */
 export function config(tsconfigRootDir) {
   return tseslint.config(
-    { ignores: ['dist/**', 'drizzle/**', 'coverage/**', '*.config.*'] },
+    { ignores: ['dist/**', 'drizzle/**', 'coverage/**', 'bin/**', '*.config.*'] },
     js.configs.recommended,
     ...tseslint.configs.strictTypeChecked,
     {

@@ -1,0 +1,56 @@
+import { contract } from '@domain-index/contract';
+import type { Database } from '@domain-index/db';
+import type { SourceConfig } from '@domain-index/indexer';
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import express, { type Express } from 'express';
+import type { Clock } from './clock';
+import { errorHandler } from './http/error-handler';
+import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
+import { parseQueryString } from './http/query-parser';
+import { requestId } from './http/request-id';
+import { requestLog } from './http/request-log';
+import type { Logger } from './logger';
+import { lookupRoute } from './routes/lookup';
+import { searchRoute } from './routes/search';
+import { statsRoute } from './routes/stats';
+
+/** What the app needs from outside; tests pass their own to run several instances side by side. */
+export interface AppDeps {
+  database: Database;
+  logger: Logger;
+  clock: Clock;
+  /** The configured marketplaces: valid `source` values and the keys of `by_source`. */
+  sources: readonly SourceConfig[];
+  countBudgetMs: number;
+  queryTimeoutMs: number;
+}
+
+/** Builds the Express app of the API; `listen` is the caller's business. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', parseQueryString);
+
+  app.use(requestId());
+  app.use(requestLog(deps.logger));
+
+  const s = initServer();
+  const router = s.router(contract, {
+    searchDomains: searchRoute(deps),
+    getDomain: lookupRoute(deps),
+    getStats: statsRoute(deps),
+  });
+  createExpressEndpoints(contract, router, app, {
+    logInitialization: false,
+    // Validation failures go to errorHandler, which answers them in the error envelope.
+    requestValidationErrorHandler: (error, _req, _res, next) => {
+      next(error);
+    },
+  });
+
+  const endpoints = Object.values(contract).map((route) => pathPattern(route.path));
+  app.use(notFoundOrMethodNotAllowed(endpoints));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

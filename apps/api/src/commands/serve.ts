@@ -1,0 +1,60 @@
+import type { Server } from 'node:http';
+import { createApp } from '../app';
+import { systemClock } from '../clock';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { openMigratedDatabase } from '../runtime';
+import { loadSources } from '../sources';
+
+/**
+ * Starts the API and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight
+ * requests finish (up to SHUTDOWN_TIMEOUT_MS), then close the pools.
+ */
+export async function serve(config: Config, logger: Logger): Promise<void> {
+  const sources = loadSources(config.sourcesFile);
+  const database = await openMigratedDatabase(config);
+  const app = createApp({
+    database,
+    logger,
+    clock: systemClock,
+    sources,
+    countBudgetMs: config.countBudgetMs,
+    queryTimeoutMs: config.queryTimeoutMs,
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, () => {
+      resolve(listening);
+    });
+    listening.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  logger.info({ host: config.host, port, database: database.kind }, 'listening');
+  process.stdout.write(`Domain Index API listening on http://${config.host}:${port}/api/v1 (${database.kind})\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.warn('shutdown timeout reached: closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    server.close(() => {
+      void database.close().finally(() => {
+        logger.info('stopped');
+        logger.flush();
+        process.exitCode = 0;
+      });
+    });
+    server.closeIdleConnections();
+  };
+  process.once('SIGTERM', () => {
+    stop('SIGTERM');
+  });
+  process.once('SIGINT', () => {
+    stop('SIGINT');
+  });
+}

@@ -1,0 +1,64 @@
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { createTestDatabase, type TestDatabase, type TestEngine } from '@domain-index/db/testing';
+import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
+import { createApp, type AppDeps } from '../../src/app';
+import { systemClock, type Clock } from '../../src/clock';
+import { createLogger } from '../../src/logger';
+
+/** A real API server on a loopback port over a real database, with its log lines captured. */
+export interface RunningApi {
+  readonly baseUrl: string;
+  readonly test: TestDatabase;
+  /** Every log line the app wrote, parsed. */
+  readonly logLines: string[];
+  get(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  sources?: readonly SourceConfig[];
+  /** Reuse a database (e.g. several instances on one); otherwise a fresh one is made. */
+  test?: TestDatabase;
+  overrides?: Partial<AppDeps>;
+}
+
+export async function startApi(engine: TestEngine, options: StartOptions = {}): Promise<RunningApi> {
+  const test = options.test ?? (await createTestDatabase(engine));
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      done();
+    },
+  });
+  const app = createApp({
+    database: test.database,
+    logger: createLogger('info', sink),
+    clock: options.clock ?? systemClock,
+    sources: options.sources ?? DEFAULT_SOURCES,
+    countBudgetMs: 100,
+    queryTimeoutMs: 10_000,
+    ...options.overrides,
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl,
+    test,
+    logLines,
+    get: (path, init) => fetch(`${baseUrl}${path}`, init),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      if (options.test === undefined) await test.dispose();
+    },
+  };
+}
