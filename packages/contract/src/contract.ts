@@ -18,17 +18,12 @@ const errorResponses = {
   503: errorEnvelopeSchema,
 } as const;
 
-const authorization = z.object({
-  authorization: z.string().describe('Bearer <API_KEY>'),
-});
-
 /** The v1 API: three read-only endpoints under /api/v1. */
 export const contract = c.router(
   {
     searchDomains: {
       method: 'GET',
       path: '/domains',
-      headers: authorization,
       query: searchQuerySchema,
       responses: { 200: listEnvelopeSchema },
       summary: 'Search listed domains',
@@ -38,7 +33,6 @@ export const contract = c.router(
     getDomain: {
       method: 'GET',
       path: '/domains/:domain',
-      headers: authorization,
       pathParams: z.object({
         domain: z.string().describe('Domain name in ASCII/punycode form; only lowercased'),
       }),
@@ -51,7 +45,6 @@ export const contract = c.router(
     getStats: {
       method: 'GET',
       path: '/stats',
-      headers: authorization,
       query: noParamsSchema,
       responses: { 200: statsEnvelopeSchema },
       summary: 'Index statistics',

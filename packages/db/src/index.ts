@@ -1,3 +1,5 @@
 export * from './database';
 export * from './migrate';
 export * from './schema';
+// The query builders come from here, so every package uses the one drizzle-orm this package resolves.
+export * from 'drizzle-orm/sql';
