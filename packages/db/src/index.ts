@@ -1,5 +1,6 @@
 export * from './database';
 export * from './migrate';
+export * from './rows';
 export * from './schema';
 // The query builders come from here, so every package uses the one drizzle-orm this package resolves.
 export * from 'drizzle-orm/sql';

@@ -1,3 +1,4 @@
+export * from './feed-row';
 export * from './normalise';
 export * from './score';
 export * from './sources';

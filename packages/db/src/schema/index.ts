@@ -1,3 +1,4 @@
 export * from './api-keys';
 export * from './listings';
 export * from './plans';
+export * from './source-syncs';

@@ -1,0 +1,188 @@
+import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { listings, openDatabase, sql, type Database } from '@domain-index/db';
+import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
+import { Readable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock, type Clock } from '../src/clock';
+import { importBatch, type ImportSummary } from '../src/indexing/import-batch';
+import { auctionRecord, jsonlFeed } from './support/feeds';
+
+const source: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'alpha', format: 'jsonl' };
+const other: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'beta', format: 'jsonl' };
+
+async function namesOf(database: Database, sourceId: string): Promise<string[]> {
+  const rows = await database.rows<{ domain_name: string }>(
+    sql`select domain_name from listings where source = ${sourceId} order by domain_name`,
+  );
+  return rows.map((row) => row.domain_name);
+}
+
+function run(database: Database, feed: Readable, overrides: Partial<Parameters<typeof importBatch>[0]> = {}): Promise<ImportSummary> {
+  return importBatch({ database, source, input: feed, clock: systemClock, ...overrides });
+}
+
+for (const { engine, skip } of testEngines()) {
+  describe.skipIf(skip)(`feed import on ${engine}`, () => {
+    let test: TestDatabase;
+    beforeAll(async () => {
+      test = await createTestDatabase(engine);
+    });
+    afterAll(async () => {
+      await test.dispose();
+    });
+    beforeEach(async () => {
+      await test.database.db.delete(listings);
+    });
+
+    it('computes the derived fields of each row', async () => {
+      const summary = await run(test.database, jsonlFeed([auctionRecord('Best-Car4You.CO.UK')]));
+      expect(summary).toMatchObject({ outcome: 'applied', rowsRead: 1, inserted: 1, rejected: 0 });
+      const [row] = await test.database.db.select().from(listings);
+      expect(row).toMatchObject({
+        domainName: 'best-car4you.co.uk',
+        tld: 'co.uk',
+        source: 'alpha',
+        length: 'best-car4you'.length,
+        hasHyphens: true,
+        hasNumbers: true,
+        wordCount: 0,
+      });
+      expect(row!.indexScore).toBeGreaterThanOrEqual(0);
+      expect(row!.indexScore).toBeLessThanOrEqual(100);
+    });
+
+    it('makes the source hold exactly the batch: inserts, updates, keeps unchanged rows and removes the rest', async () => {
+      const clock1: Clock = { now: () => new Date('2026-11-20T00:00:00.000Z') };
+      const clock2: Clock = { now: () => new Date('2026-11-21T00:00:00.000Z') };
+      await run(test.database, jsonlFeed([auctionRecord('aaa.com'), auctionRecord('bbb.com'), auctionRecord('ccc.com', { current_bid: 7 })]), { clock: clock1 });
+      await importBatch({ database: test.database, source: other, input: jsonlFeed([auctionRecord('aaa.com')]), clock: clock1 });
+      const summary = await run(
+        test.database,
+        jsonlFeed([auctionRecord('bbb.com', { current_bid: 99 }), auctionRecord('ccc.com', { current_bid: 7 }), auctionRecord('ddd.com')]),
+        { clock: clock2 },
+      );
+      expect(summary).toMatchObject({ outcome: 'applied', rowsRead: 3, inserted: 1, updated: 1, unchanged: 1, removed: 1, rejected: 0 });
+      expect(await namesOf(test.database, 'alpha')).toEqual(['bbb.com', 'ccc.com', 'ddd.com']);
+      // another marketplace's rows are untouched
+      expect(await namesOf(test.database, 'beta')).toEqual(['aaa.com']);
+      const rows = await test.database.rows<{ domain_name: string; updated_at: Date | string; last_checked_at: Date | string; current_bid: string | number }>(
+        sql`select domain_name, updated_at, last_checked_at, current_bid from listings where source = 'alpha' order by domain_name`,
+      );
+      const iso = (value: Date | string) => new Date(value).toISOString();
+      expect(rows.map((row) => [row.domain_name, iso(row.updated_at), iso(row.last_checked_at), Number(row.current_bid)])).toEqual([
+        ['bbb.com', '2026-11-21T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 99],
+        ['ccc.com', '2026-11-20T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 7],
+        ['ddd.com', '2026-11-21T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 25],
+      ]);
+    });
+
+    it('reports malformed lines with line and reason and skips them', async () => {
+      const good = Array.from({ length: 96 }, (_, i) => auctionRecord(`good${i}.com`));
+      const rejected: { line: number; reason: string }[] = [];
+      const summary = await run(
+        test.database,
+        jsonlFeed([
+          ...good.slice(0, 10),
+          '{"domain_name": "broken.com", "status": ',
+          auctionRecord('sold.com', { status: 'sold' }),
+          auctionRecord('negative.com', { current_bid: -5 }),
+          auctionRecord('baddate.com', { auction_end_time: 'next tuesday' }),
+          ...good.slice(10),
+        ]),
+        { onRejected: (row) => rejected.push(row) },
+      );
+      expect(summary).toMatchObject({ outcome: 'applied', rowsRead: 100, inserted: 96, rejected: 4 });
+      expect(rejected.map((row) => row.line)).toEqual([11, 12, 13, 14]);
+      expect(rejected[0]!.reason).toMatch(/JSON/);
+      expect(rejected[1]!.reason).toMatch(/status/);
+      expect(rejected[2]!.reason).toMatch(/current_bid/);
+      expect(rejected[3]!.reason).toMatch(/auction_end_time/);
+      expect(summary.rejectedRows).toEqual(rejected);
+      expect((await namesOf(test.database, 'alpha'))).toHaveLength(96);
+    });
+
+    it('rejects a batch with over 5% bad rows and keeps the previous batch unchanged', async () => {
+      await run(test.database, jsonlFeed([auctionRecord('keep1.com'), auctionRecord('keep2.com')]));
+      const before = await test.database.rows(sql`select * from listings order by id`);
+      const records = [
+        ...Array.from({ length: 94 }, (_, i) => auctionRecord(`new${i}.com`)),
+        ...Array.from({ length: 6 }, () => auctionRecord('not a domain')),
+      ];
+      const summary = await run(test.database, jsonlFeed(records));
+      expect(summary.outcome).toBe('rejected');
+      expect(summary.reason).toMatch(/6 of 100 rows \(6\.0%\) are bad/);
+      expect(await test.database.rows(sql`select * from listings order by id`)).toEqual(before);
+    });
+
+    it('accepts exactly 5% bad rows', async () => {
+      const records = [
+        ...Array.from({ length: 95 }, (_, i) => auctionRecord(`fine${i}.com`)),
+        ...Array.from({ length: 5 }, () => auctionRecord('not a domain')),
+      ];
+      expect((await run(test.database, jsonlFeed(records))).outcome).toBe('applied');
+    });
+
+    it('rejects an empty feed instead of emptying the source', async () => {
+      await run(test.database, jsonlFeed([auctionRecord('stay.com')]));
+      const summary = await run(test.database, Readable.from(['']));
+      expect(summary.outcome).toBe('rejected');
+      expect(await namesOf(test.database, 'alpha')).toEqual(['stay.com']);
+    });
+
+    it('uses the last line of a name listed twice and reports the earlier one', async () => {
+      const summary = await run(test.database, jsonlFeed([
+        ...Array.from({ length: 30 }, (_, i) => auctionRecord(`n${i}.com`)),
+        auctionRecord('twice.com', { current_bid: 1 }),
+        auctionRecord('twice.com', { current_bid: 2 }),
+      ]));
+      expect(summary).toMatchObject({ outcome: 'applied', inserted: 31, rejected: 1 });
+      expect(summary.rejectedRows[0]).toEqual({ line: 31, reason: 'duplicate of twice.com at line 32; the later line is used' });
+      const rows = await test.database.rows<{ current_bid: string | number }>(sql`select current_bid from listings where domain_name = 'twice.com'`);
+      expect(Number(rows[0]!.current_bid)).toBe(2);
+    });
+
+    it('rejects rows whose source is another marketplace', async () => {
+      const rejected: string[] = [];
+      await run(test.database, jsonlFeed([...Array.from({ length: 30 }, (_, i) => auctionRecord(`m${i}.com`)), auctionRecord('x.com', { source: 'beta' })]), {
+        onRejected: (row) => rejected.push(row.reason),
+      });
+      expect(rejected).toEqual(['source beta does not match the batch\'s source alpha']);
+    });
+
+    it('reads CSV feeds', async () => {
+      const csv = 'domain_name,status,current_bid,auction_end_time\n"one.com",auction,12.50,\nTWO.net,available,,\n';
+      const summary = await run(test.database, Readable.from([csv]), { format: 'csv' });
+      expect(summary).toMatchObject({ outcome: 'applied', inserted: 2, rejected: 0 });
+      expect(await namesOf(test.database, 'alpha')).toEqual(['one.com', 'two.net']);
+    });
+
+    it('switches atomically: a concurrent reader sees the old set or the new set, never a mix or none', async () => {
+      const size = 3_000;
+      await run(test.database, jsonlFeed(Array.from({ length: size }, (_, i) => auctionRecord(`old${i}.com`))));
+      // On PostgreSQL the reader uses a connection of its own; PGlite interleaves statements.
+      const reader = test.url === undefined ? test.database : await openDatabase({ databaseUrl: test.url, maxConnections: 1 });
+      const seen = new Set<string>();
+      let importing = true;
+      const readLoop = (async () => {
+        while (importing) {
+          const [row] = await reader.rows<{ old: number; new: number }>(sql`
+            select count(*) filter (where domain_name like 'old%')::int as old,
+                   count(*) filter (where domain_name like 'new%')::int as new
+            from listings where source = 'alpha'`);
+          seen.add(`${row!.old}/${row!.new}`);
+          // PGlite answers without I/O: yield so the import's stream events get their turn.
+          await setImmediate();
+        }
+      })();
+      const summary = await run(test.database, jsonlFeed(Array.from({ length: size + 500 }, (_, i) => auctionRecord(`new${i}.com`))));
+      importing = false;
+      await readLoop;
+      if (reader !== test.database) await reader.close();
+      expect(summary).toMatchObject({ outcome: 'applied', inserted: size + 500, removed: size });
+      // the reader ran while the batch was being staged, so it saw the old set at least once
+      expect(seen.has(`${size}/0`)).toBe(true);
+      for (const state of seen) expect([`${size}/0`, `0/${size + 500}`]).toContain(state);
+    });
+  });
+}
