@@ -1,7 +1,12 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config';
+import { importCommand } from './commands/import';
 import { migrate } from './commands/migrate';
+import { purgeCommand } from './commands/purge';
+import { seedCommand } from './commands/seed';
 import { serve } from './commands/serve';
+import { sourcesCommand } from './commands/sources';
+import { syncCommand } from './commands/sync';
 import { createLogger } from './logger';
 import { CliError } from './runtime';
 
@@ -12,10 +17,19 @@ function withConfig(run: (config: Config) => Promise<void>) {
   };
 }
 
+/** A whole number in [min, max] for a command option. */
+function wholeNumber(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    }
+    return Number(value);
+  };
+}
+
 const program = new Command()
   .name('domain-index')
   .description('Domain Index: the API server and the operator commands.')
-  .showHelpAfterError()
   .exitOverride();
 
 program
@@ -27,6 +41,40 @@ program
   .command('migrate')
   .description('apply pending database migrations')
   .action(withConfig(migrate));
+
+program
+  .command('import')
+  .description('import one batch (the complete listing set) of a source from a JSONL or CSV file, - for stdin')
+  .requiredOption('--source <id>', 'the marketplace the feed belongs to')
+  .addOption(new Option('--format <format>', 'feed format (default: from the file name, else the source)').choices(['jsonl', 'csv']))
+  .argument('<file>', 'feed file, or - to read stdin')
+  .action(async (file: string, options: { source: string; format?: 'jsonl' | 'csv' }) => {
+    await importCommand(loadConfig(), file, options);
+  });
+
+program
+  .command('seed')
+  .description('fill the index with deterministic synthetic listings, through the import path')
+  .requiredOption('--rows <n>', 'number of listings', wholeNumber(1, 100_000_000))
+  .option('--seed <n>', 'random seed', wholeNumber(0, 2 ** 31 - 1), 42)
+  .action(async (options: { rows: number; seed: number }) => {
+    await seedCommand(loadConfig(), options);
+  });
+
+program
+  .command('sync')
+  .description('run every configured source on its schedule until stopped (SIGTERM/SIGINT)')
+  .action(withConfig((config) => syncCommand(config, createLogger(config.logLevel))));
+
+program
+  .command('purge')
+  .description('remove listings ended longer ago than RETENTION_DAYS')
+  .action(withConfig(purgeCommand));
+
+program
+  .command('sources')
+  .description('list the configured marketplaces and their last sync')
+  .action(withConfig(sourcesCommand));
 
 try {
   await program.parseAsync(process.argv);

@@ -1,3 +1,4 @@
+export * from './advisory-lock';
 export * from './database';
 export * from './migrate';
 export * from './rows';

@@ -1,10 +1,15 @@
 import type { Server } from 'node:http';
+import { listings } from '@domain-index/db';
 import { createApp } from '../app';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import { seedIndex } from '../indexing/seed-index';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
+
+/** Listings seeded on the first start of the embedded default, so a laptop has data to search. */
+export const DEMO_ROWS = 20_000;
 
 /**
  * Starts the API and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight
@@ -13,6 +18,10 @@ import { loadSources } from '../sources';
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);
   const database = await openMigratedDatabase(config);
+  if (config.databaseUrl === undefined && (await database.db.$count(listings)) === 0) {
+    process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);
+    await seedIndex({ database, sources, rows: DEMO_ROWS, clock: systemClock });
+  }
   const app = createApp({
     database,
     logger,

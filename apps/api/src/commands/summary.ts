@@ -1,0 +1,9 @@
+import type { ImportSummary } from '../indexing/import-batch';
+
+/** One line per batch, the same in `import`, `seed` and `sync`. */
+export function formatSummary(summary: ImportSummary): string {
+  const counts = `read ${summary.rowsRead}, inserted ${summary.inserted}, updated ${summary.updated}, unchanged ${summary.unchanged}, removed ${summary.removed}, rejected ${summary.rejected}, ${summary.seconds.toFixed(2)} s`;
+  return summary.outcome === 'applied'
+    ? `${summary.source}: applied: ${counts}`
+    : `${summary.source}: REJECTED, previous batch kept: ${summary.reason ?? ''} (${counts})`;
+}
