@@ -7,12 +7,14 @@ import type { Clock } from './clock';
 import { errorHandler } from './http/error-handler';
 import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
 import { parseQueryString } from './http/query-parser';
+import { rejectKeyInQuery } from './http/reject-key-in-query';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import type { Logger } from './logger';
 import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
+import { CursorCodec } from './search/cursor';
 
 /** What the app needs from outside; tests pass their own to run several instances side by side. */
 export interface AppDeps {
@@ -23,6 +25,8 @@ export interface AppDeps {
   sources: readonly SourceConfig[];
   countBudgetMs: number;
   queryTimeoutMs: number;
+  /** Signs search cursors; shared by every instance (see search/cursor-secret.ts). */
+  cursorSecret: Buffer;
 }
 
 /** Builds the Express app of the API; `listen` is the caller's business. */
@@ -37,12 +41,14 @@ export function createApp(deps: AppDeps): Express {
 
   const s = initServer();
   const router = s.router(contract, {
-    searchDomains: searchRoute(deps),
+    searchDomains: searchRoute(deps, new CursorCodec(deps.cursorSecret)),
     getDomain: lookupRoute(deps),
     getStats: statsRoute(deps),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,
+    // Runs after a route matched and before its parameters are validated (decisions.md order).
+    globalMiddleware: [rejectKeyInQuery()],
     // Validation failures go to errorHandler, which answers them in the error envelope.
     requestValidationErrorHandler: (error, _req, _res, next) => {
       next(error);

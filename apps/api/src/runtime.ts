@@ -7,12 +7,19 @@ export class CliError extends Error {
 }
 
 /** Opens the configured database and brings its schema up to date. */
-export async function openMigratedDatabase(config: Config): Promise<Database> {
+export async function openMigratedDatabase(
+  config: Config,
+  options: { statementTimeoutMs?: number } = {},
+): Promise<Database> {
   const where =
     config.databaseUrl === undefined ? `embedded database in ${config.dataDir}` : `PostgreSQL at ${describeUrl(config.databaseUrl)}`;
   let database: Database | undefined;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      statementTimeoutMs: options.statementTimeoutMs,
+    });
     await migrateDatabase(database);
     return database;
   } catch (cause) {

@@ -34,19 +34,26 @@ export interface DatabaseOptions {
   dataDir?: string | undefined;
   /** Connection pool size for PostgreSQL. */
   maxConnections?: number | undefined;
+  /** PostgreSQL cancels any statement running longer (the API's query budget); none when unset. */
+  statementTimeoutMs?: number | undefined;
 }
 
 /** Opens PostgreSQL when `databaseUrl` is set, PGlite (with pg_trgm) otherwise. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options.maxConnections ?? 10);
+  if (options.databaseUrl !== undefined) {
+    return openPostgres(options.databaseUrl, options.maxConnections ?? 10, options.statementTimeoutMs);
+  }
   return openPglite(options.dataDir ?? './.data');
 }
 
-function openPostgres(url: string, max: number): Database {
+function openPostgres(url: string, max: number, statementTimeoutMs: number | undefined): Database {
   const client = postgres(url, {
     max,
     onnotice: () => undefined,
-    connection: { application_name: 'domain-index' },
+    connection: {
+      application_name: 'domain-index',
+      ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+    },
   });
   const db = drizzlePostgres(client, { schema });
   return {

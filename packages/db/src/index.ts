@@ -5,3 +5,5 @@ export * from './rows';
 export * from './schema';
 // The query builders come from here, so every package uses the one drizzle-orm this package resolves.
 export * from 'drizzle-orm/sql';
+export * from './sort-keys';
+export { getTableColumns } from 'drizzle-orm';

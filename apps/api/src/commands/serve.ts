@@ -5,6 +5,7 @@ import { systemClock } from '../clock';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { seedIndex } from '../indexing/seed-index';
+import { loadCursorSecret } from '../search/cursor-secret';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
 
@@ -17,7 +18,8 @@ export const DEMO_ROWS = 20_000;
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);
-  const database = await openMigratedDatabase(config);
+  // Every API statement is cancelled past the query budget (503 query_failed, never a hang).
+  const database = await openMigratedDatabase(config, { statementTimeoutMs: config.queryTimeoutMs });
   if (config.databaseUrl === undefined && (await database.db.$count(listings)) === 0) {
     process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);
     await seedIndex({ database, sources, rows: DEMO_ROWS, clock: systemClock });
@@ -29,6 +31,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     sources,
     countBudgetMs: config.countBudgetMs,
     queryTimeoutMs: config.queryTimeoutMs,
+    cursorSecret: await loadCursorSecret(database),
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => {

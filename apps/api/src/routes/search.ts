@@ -1,11 +1,73 @@
 import type { Contract } from '@domain-index/contract';
+import { and, getTableColumns, listings } from '@domain-index/db';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { AppDeps } from '../app';
 import { ApiError } from '../http/api-error';
+import { META } from '../http/meta';
+import { orQueryFailed } from '../http/query-failed';
+import { toDomain } from '../listings/to-domain';
+import { countMatches } from '../search/count';
+import { fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
+import { searchConditions } from '../search/filters';
+import { afterPosition, orderBy, sortKeySelection } from '../search/keyset';
+import { resolveOrdering } from '../search/ordering';
 
-/** GET /api/v1/domains. */
-export function searchRoute(_deps: AppDeps): AppRouteImplementation<Contract['searchDomains']> {
-  return () => {
-    throw new ApiError('query_failed', 'search is not available yet');
+/**
+ * GET /api/v1/domains: filters, a total and stable order, keyset paging with signed cursors,
+ * and `total` counted alongside the page.
+ */
+export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplementation<Contract['searchDomains']> {
+  return async ({ query }) => {
+    const now = deps.clock.now();
+    const ordering = resolveOrdering(query);
+    const print = fingerprint(query, ordering);
+    let after: CursorPosition | undefined;
+    let pageIndex = 0;
+    if (query.cursor !== undefined) {
+      const decoded = cursors.decode(query.cursor);
+      if (decoded === null) {
+        throw new ApiError('invalid_parameter', 'cursor is malformed or was not issued by this API; pass next_cursor back unchanged', 'cursor');
+      }
+      // A cursor made for other filters or another order is stale: the first page of the new set.
+      if (decoded.fingerprint === print) {
+        after = decoded.after;
+        pageIndex = decoded.page;
+      }
+    }
+    const where = searchConditions(query, now);
+    const { limit } = query;
+    const [rows, total] = await orQueryFailed(() =>
+      Promise.all([
+        deps.database.db
+          .select({ ...getTableColumns(listings), sortKey: sortKeySelection(ordering) })
+          .from(listings)
+          .where(after === undefined ? where : and(where, afterPosition(ordering, after)))
+          .orderBy(...orderBy(ordering))
+          .limit(limit + 1),
+        countMatches(deps.database, where, deps.countBudgetMs),
+      ]),
+    );
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    const last = page.at(-1);
+    const nextCursor =
+      hasMore && last !== undefined
+        ? cursors.encode({
+            fingerprint: print,
+            // +Infinity stands for NULL (sorted last); JSON cannot carry it, so it travels as null.
+            after: { key: last.sortKey !== null && Number.isFinite(last.sortKey) ? last.sortKey : null, name: last.domainName, id: last.id },
+            page: pageIndex + 1,
+          })
+        : null;
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        data: page.map(toDomain),
+        pagination: { page_size: limit, page_index: pageIndex, next_cursor: nextCursor, has_more: hasMore },
+        total,
+        meta: META,
+      },
+    };
   };
 }

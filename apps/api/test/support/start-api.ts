@@ -5,13 +5,16 @@ import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
 import { createApp, type AppDeps } from '../../src/app';
 import { systemClock, type Clock } from '../../src/clock';
 import { createLogger } from '../../src/logger';
+import { loadCursorSecret } from '../../src/search/cursor-secret';
 
 /** A real API server on a loopback port over a real database, with its log lines captured. */
 export interface RunningApi {
   readonly baseUrl: string;
   readonly test: TestDatabase;
-  /** Every log line the app wrote, parsed. */
+  /** Every log line the app wrote. */
   readonly logLines: string[];
+  /** The body of every error response this helper received, for leak checks. */
+  readonly errorBodies: string[];
   get(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
@@ -33,6 +36,7 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
       done();
     },
   });
+  const cursorSecret = await loadCursorSecret(test.database);
   const app = createApp({
     database: test.database,
     logger: createLogger('info', sink),
@@ -40,17 +44,24 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
     sources: options.sources ?? DEFAULT_SOURCES,
     countBudgetMs: 100,
     queryTimeoutMs: 10_000,
+    cursorSecret,
     ...options.overrides,
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
+  const errorBodies: string[] = [];
   return {
     baseUrl,
     test,
     logLines,
-    get: (path, init) => fetch(`${baseUrl}${path}`, init),
+    errorBodies,
+    async get(path, init) {
+      const response = await fetch(`${baseUrl}${path}`, init);
+      if (response.status >= 400) errorBodies.push(await response.clone().text());
+      return response;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => {

@@ -2,3 +2,4 @@ export * from './api-keys';
 export * from './listings';
 export * from './plans';
 export * from './source-syncs';
+export * from './service-secrets';

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
+import { SORT_KEY_SQL, type KeyedSortField } from '../sort-keys';
 import {
   bigint,
+  type AnyPgColumn,
   boolean,
   check,
   index,
@@ -13,6 +15,15 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+
+/** One btree per sort field and direction: (key, domain_name, id), the order of a search page. */
+function sortIndexes(domainName: AnyPgColumn, id: AnyPgColumn) {
+  return (Object.keys(SORT_KEY_SQL) as KeyedSortField[]).flatMap((field) =>
+    (['asc', 'desc'] as const).map((direction) =>
+      index(`listings_sort_${field}_${direction}_idx`).on(sql.raw(SORT_KEY_SQL[field][direction]), domainName, id),
+    ),
+  );
+}
 
 const money = (name: string) => numeric(name, { precision: 14, scale: 2, mode: 'number' });
 const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
@@ -70,8 +81,10 @@ export const listings = pgTable(
   (t) => [
     // One row per name per marketplace; the import upserts on it.
     uniqueIndex('listings_source_domain_name_key').on(t.source, t.domainName),
-    // Lookup by name across marketplaces.
-    index('listings_domain_name_idx').on(t.domainName),
+    // Lookup by name across marketplaces, and the order of sort=domain_name (desc walks it backwards).
+    index('listings_domain_name_id_idx').on(t.domainName, t.id),
+    // The order of every other sort field, both directions; see sort-keys.ts.
+    ...sortIndexes(t.domainName, t.id),
     // Substring terms (`search`): LIKE '%term%' through trigrams.
     index('listings_domain_name_trgm_idx').using('gin', sql`${t.domainName} gin_trgm_ops`),
     // Purge of ended listings and the not-ended rule.

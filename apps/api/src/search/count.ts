@@ -1,0 +1,39 @@
+import type { Total } from '@domain-index/contract';
+import { listings, resultRows, sql, type Database, type SQL } from '@domain-index/db';
+
+/**
+ * `total` of a search: an exact count when it finishes within the budget, else the planner's
+ * estimate for the same filters (`planned`). A count that fails for another reason also falls
+ * back to the estimate; when both fail the error propagates (503), never a made-up number.
+ * PGlite runs one statement at a time and has no statement timeout, so there the count is
+ * always exact (the embedded database holds demo-sized data).
+ */
+export async function countMatches(database: Database, where: SQL, budgetMs: number): Promise<Total> {
+  const countSql = sql`select count(*)::int as n from ${listings} where ${where}`;
+  if (database.kind === 'pglite') {
+    const [row] = await database.rows<{ n: number }>(countSql);
+    return { value: row?.n ?? 0, accuracy: 'exact' };
+  }
+  try {
+    const value = await database.db.transaction(async (tx) => {
+      await tx.execute(sql.raw(`set local statement_timeout = ${Math.round(budgetMs)}`));
+      const [row] = resultRows<{ n: number }>(await tx.execute(countSql));
+      return row?.n ?? 0;
+    });
+    return { value, accuracy: 'exact' };
+  } catch {
+    return { value: await plannedCount(database, where), accuracy: 'planned' };
+  }
+}
+
+/** The planner's row estimate for the filters, from EXPLAIN without running the query. */
+async function plannedCount(database: Database, where: SQL): Promise<number> {
+  const rows = await database.rows<{ 'QUERY PLAN': unknown }>(
+    sql`explain (format json) select 1 from ${listings} where ${where}`,
+  );
+  const plan = rows[0]?.['QUERY PLAN'];
+  const parsed: unknown = typeof plan === 'string' ? JSON.parse(plan) : plan;
+  const estimate = (parsed as [{ Plan?: { 'Plan Rows'?: unknown } }] | undefined)?.[0]?.Plan?.['Plan Rows'];
+  if (typeof estimate !== 'number' || !Number.isFinite(estimate)) throw new Error('the planner gave no estimate');
+  return Math.max(0, Math.round(estimate));
+}

@@ -1,0 +1,40 @@
+import { asc, desc, listings, sql, type SQL } from '@domain-index/db';
+import type { CursorPosition } from './cursor';
+import type { Ordering } from './ordering';
+
+/** Integer keys (length, index_score) compare as integers so their index still matches. */
+const isFloatKey = (keySql: string) => keySql.startsWith('coalesce');
+
+/** The sort key of a row as SQL, selected so the next cursor carries the exact value. */
+export function sortKeySelection(ordering: Ordering): SQL<number | null> {
+  return ordering.keySql === null ? sql<null>`null` : sql<number>`${sql.raw(ordering.keySql)}`.mapWith(Number);
+}
+
+/** ORDER BY of a page: a total, stable order that an index of the schema walks directly. */
+export function orderBy(ordering: Ordering): SQL[] {
+  if (ordering.keySql === null) {
+    return ordering.order === 'asc'
+      ? [asc(listings.domainName), asc(listings.id)]
+      : [desc(listings.domainName), desc(listings.id)];
+  }
+  return [sql`${sql.raw(ordering.keySql)} asc`, asc(listings.domainName), asc(listings.id)];
+}
+
+/**
+ * Rows strictly after the cursor in that order, as one row comparison: an index range start,
+ * so page 1,000 costs what page 1 costs.
+ */
+export function afterPosition(ordering: Ordering, after: CursorPosition): SQL {
+  if (ordering.keySql === null) {
+    return ordering.order === 'asc'
+      ? sql`(${listings.domainName}, ${listings.id}) > (${after.name}, ${after.id})`
+      : sql`(${listings.domainName}, ${listings.id}) < (${after.name}, ${after.id})`;
+  }
+  const key = sql.raw(ordering.keySql);
+  const value = isFloatKey(ordering.keySql)
+    ? after.key === null
+      ? sql`'Infinity'::float8`
+      : sql`${after.key}::float8`
+    : sql`${after.key ?? 0}::int4`;
+  return sql`(${key}, ${listings.domainName}, ${listings.id}) > (${value}, ${after.name}, ${after.id}::int8)`;
+}

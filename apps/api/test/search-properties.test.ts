@@ -1,0 +1,91 @@
+import { errorEnvelopeSchema, listEnvelopeSchema } from '@domain-index/contract';
+import { testEngines } from '@domain-index/db/testing';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
+import { identity, isOrdered, matches, type Params } from './support/oracle';
+import { search, walk } from './support/search-client';
+import { startApi, type RunningApi } from './support/start-api';
+import type { Domain } from '@domain-index/contract';
+
+const SORTS = ['domain_name', 'length', 'current_bid', 'auction_end_time', 'bid_count', 'buy_now_price', 'index_score'] as const;
+
+/** Random but valid search parameters: a status, an ordering, a page size and a few filters. */
+const validParams: fc.Arbitrary<Params> = fc
+  .record(
+    {
+      status: fc.constantFrom('all', 'auction', 'dropping', 'available'),
+      sort: fc.constantFrom(...SORTS),
+      order: fc.constantFrom('asc', 'desc'),
+      limit: fc.integer({ min: 1, max: 60 }).map(String),
+      search: fc.constantFrom('co', 'an', 'er', 'in', 'on', 'ar', 'e.c', 'x'.repeat(2)),
+      tld: fc.constantFrom('com', 'net', 'co.uk', 'io'),
+      min_price: fc.integer({ min: 0, max: 400 }).map(String),
+      max_length: fc.integer({ min: 3, max: 14 }).map(String),
+      no_hyphens: fc.constantFrom('true', 'false'),
+      min_score: fc.integer({ min: 0, max: 60 }).map(String),
+      min_dr: fc.integer({ min: 0, max: 40 }).map(String),
+    },
+    { requiredKeys: ['limit'] },
+  )
+  .map((params) => params as Params);
+
+/** Random query strings: known and unknown names, repeated names, any text as values. */
+const anyQuery = fc.array(
+  fc.tuple(
+    fc.oneof(
+      fc.constantFrom('search', 'status', 'tld', 'source', 'min_price', 'max_price', 'min_length', 'max_length', 'no_hyphens', 'min_score', 'min_dr', 'max_tf', 'min_backlinks', 'min_word_count', 'min_extensions', 'ending_within', 'sort', 'order', 'limit', 'cursor'),
+      fc.string({ maxLength: 12 }),
+    ),
+    fc.oneof(fc.string({ maxLength: 40 }), fc.string({ maxLength: 20, unit: 'grapheme' }), fc.integer().map(String), fc.double().map(String)),
+  ),
+  { maxLength: 6 },
+);
+
+for (const { engine, skip } of testEngines()) {
+  describe.skipIf(skip)(`search properties on ${engine}`, () => {
+    let api: RunningApi;
+    let retrievable: Domain[];
+    beforeAll(async () => {
+      api = await startApi(engine, { clock: fixtureClock, sources: FIXTURE_SOURCES });
+      await buildFixtureIndex(api.test.database);
+      retrievable = (await search(api, { status: 'all', limit: '200' })).page!.data;
+    });
+    afterAll(async () => {
+      await api.close();
+    });
+
+    it('the pages of any query, joined, are its full ordered result, each row once', async () => {
+      await fc.assert(
+        fc.asyncProperty(validParams, async (params) => {
+          const { limit: _limit, ...filters } = params;
+          const { rows, pages } = await walk(api, params);
+          const whole = await search(api, { ...filters, limit: '200' });
+          expect(rows.map(identity)).toEqual(whole.page!.data.map(identity));
+          expect(new Set(rows.map(identity)).size).toBe(rows.length);
+          expect(rows.map(identity).sort()).toEqual(retrievable.filter((d) => matches(d, filters)).map(identity).sort());
+          expect(isOrdered(rows, filters)).toBe(true);
+          for (const page of pages) expect(page.total.value).toBe(rows.length);
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it('any query string gets 200 or a 4xx error envelope, never a 5xx', async () => {
+      await fc.assert(
+        fc.asyncProperty(anyQuery, async (pairs) => {
+          const query = pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+          const response = await api.get(`/api/v1/domains?${query}`);
+          const body: unknown = await response.json();
+          if (response.status === 200) {
+            expect(listEnvelopeSchema.safeParse(body).success).toBe(true);
+          } else {
+            expect(response.status).toBe(400);
+            expect(errorEnvelopeSchema.safeParse(body).success).toBe(true);
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+  });
+}

@@ -1,0 +1,58 @@
+import type { Database } from '@domain-index/db';
+import { seedRecords, type SourceConfig } from '@domain-index/indexer';
+import type { Clock } from '../../src/clock';
+import { importBatch } from '../../src/indexing/import-batch';
+import { jsonlFeed } from './feeds';
+
+/** The fixed "now" of the fixture index and of the API instances that read it. */
+export const FIXTURE_NOW = new Date('2026-11-21T12:00:00.000Z');
+export const fixtureClock: Clock = { now: () => FIXTURE_NOW };
+
+/** Configured marketplaces of the fixture; `epsilon` has no listing at all. */
+export const FIXTURE_SOURCES: readonly SourceConfig[] = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'].map((id) => ({
+  id,
+  name: id,
+  everyMinutes: 60,
+  feed: `${id}.jsonl`,
+  format: 'jsonl' as const,
+}));
+
+const hoursFromNow = (hours: number) => new Date(FIXTURE_NOW.getTime() + hours * 3_600_000).toISOString();
+
+/** Hand-made rows for rules that seeded data may not hit. */
+const EXTRA: Record<string, Record<string, unknown>[]> = {
+  alpha: [
+    { domain_name: 'multi.com', status: 'dropping', auction_end_time: hoursFromNow(30), current_bid: 5 },
+    { domain_name: 'noend-auction.com', status: 'auction', current_bid: 50, bid_count: 3 },
+    { domain_name: 'soon-ending.net', status: 'auction', auction_end_time: hoursFromNow(2), current_bid: 11, bid_count: 1 },
+    { domain_name: 'just-ended.org', status: 'auction', auction_end_time: hoursFromNow(-1), current_bid: 99, bid_count: 9 },
+  ],
+  beta: [
+    { domain_name: 'multi.com', status: 'available', buy_now_price: 1500, current_bid: 1500 },
+    { domain_name: 'ended-only.com', status: 'auction', auction_end_time: hoursFromNow(-5), current_bid: 10 },
+  ],
+  gamma: [
+    { domain_name: 'multi.com', status: 'auction', auction_end_time: hoursFromNow(-2), current_bid: 70, bid_count: 4 },
+    { domain_name: 'strong-authority.com', status: 'auction', auction_end_time: hoursFromNow(100), current_bid: 300, bid_count: 12, seoa_dr: 71, seoa_backlinks: 90_000, seob_tf: 44, seob_cf: 50, seob_backlinks: 120_000, keyword_search_volume: 5400, domain_age: 22, extensions_taken: 40 },
+  ],
+  delta: [{ domain_name: 'delta-only.io', status: 'available', buy_now_price: 250, current_bid: 250 }],
+};
+
+/**
+ * A small index built through the real import path: seeded listings of alpha, beta and gamma
+ * plus hand-made rows (a name on three marketplaces, auctions without an end time, ended rows).
+ * Small enough that one page of 200 holds every retrievable row.
+ */
+export async function buildFixtureIndex(database: Database): Promise<void> {
+  const bySource = new Map<string, Record<string, unknown>[]>(FIXTURE_SOURCES.map((source) => [source.id, []]));
+  for (const { source, record } of seedRecords({ rows: 150, seed: 7, sources: ['alpha', 'beta', 'gamma'], now: FIXTURE_NOW })) {
+    bySource.get(source)!.push(record);
+  }
+  for (const [source, rows] of Object.entries(EXTRA)) bySource.get(source)!.push(...rows);
+  for (const source of FIXTURE_SOURCES) {
+    const records = bySource.get(source.id)!;
+    if (records.length === 0) continue;
+    const summary = await importBatch({ database, source, input: jsonlFeed(records), clock: fixtureClock });
+    if (summary.outcome !== 'applied') throw new Error(`fixture batch ${source.id} rejected: ${summary.reason ?? ''}`);
+  }
+}

@@ -1,0 +1,83 @@
+import { DEFAULT_ORDER, type Domain, type SortField, type SortOrder } from '@domain-index/contract';
+import { FIXTURE_NOW } from './fixture-index';
+
+/**
+ * The rules of api-v1.md and decisions.md restated in plain code over the retrievable rows,
+ * to check what the API returns for any combination of filters.
+ */
+export type Params = Record<string, string>;
+
+const num = (value: string | undefined) => (value === undefined || value === '' ? undefined : Number(value));
+const endMs = (d: Domain) => (d.auction_end_time === null ? null : Date.parse(d.auction_end_time));
+const maxBacklinks = (d: Domain) => {
+  const values = [d.seoa_backlinks, d.seob_backlinks, d.seoc_backlinks].filter((v): v is number => v !== null);
+  return values.length === 0 ? null : Math.max(...values);
+};
+/** Lower bound on a nullable metric: 0 is not applied; otherwise unknown values are excluded. */
+const atLeast = (value: number | null, bound: number | undefined) =>
+  bound === undefined || bound === 0 || (value !== null && value >= bound);
+const atMost = (value: number | null, bound: number | undefined) => bound === undefined || (value !== null && value <= bound);
+
+/** Whether a retrievable (not ended) row matches the parameters. */
+export function matches(d: Domain, p: Params): boolean {
+  const status = p.status === '' ? undefined : p.status;
+  if (status === undefined && d.status !== 'auction') return false;
+  if (status !== undefined && status !== 'all' && d.status !== status) return false;
+  for (const term of (p.search ?? '').split(/\s+/).filter(Boolean)) {
+    if (!d.domain_name.includes(term.toLowerCase().replace(/[^a-z0-9.-]/g, ''))) return false;
+  }
+  const tld = p.tld?.toLowerCase();
+  if (tld !== undefined && tld !== '' && tld !== 'all' && d.tld !== tld) return false;
+  const source = p.source?.toLowerCase();
+  if (source !== undefined && source !== '' && source !== 'all' && d.source !== source) return false;
+  if (!atLeast(d.current_bid, num(p.min_price)) || !atMost(d.current_bid, num(p.max_price))) return false;
+  if (!atLeast(d.length, num(p.min_length)) || !atMost(d.length, num(p.max_length))) return false;
+  if (p.no_hyphens === 'true' && d.has_hyphens) return false;
+  if (p.no_numbers === 'true' && d.has_numbers) return false;
+  if (!atLeast(d.index_score, num(p.min_score)) || !atMost(d.index_score, num(p.max_score))) return false;
+  if (!atLeast(d.seoa_dr, num(p.min_dr)) || !atMost(d.seoa_dr, num(p.max_dr))) return false;
+  if (!atLeast(d.seob_tf, num(p.min_tf)) || !atMost(d.seob_tf, num(p.max_tf))) return false;
+  if (!atLeast(maxBacklinks(d), num(p.min_backlinks))) return false;
+  if (!atLeast(d.domain_age, num(p.min_age))) return false;
+  if (!atLeast(d.keyword_search_volume, num(p.min_search_volume))) return false;
+  if (!atLeast(d.word_count, num(p.min_word_count))) return false;
+  if (!atLeast(d.extensions_taken, num(p.min_extensions))) return false;
+  const within = num(p.ending_within);
+  if (within !== undefined) {
+    const end = endMs(d);
+    if (end === null || end > FIXTURE_NOW.getTime() + within * 3_600_000) return false;
+  }
+  return true;
+}
+
+function sortValue(d: Domain, field: SortField): number | string | null {
+  if (field === 'auction_end_time') return endMs(d);
+  return d[field];
+}
+
+/** The documented order: sort field (nulls last both ways), then domain_name ascending. */
+export function comparator(p: Params): (a: Domain, b: Domain) => number {
+  const sort = (p.sort || (p.status === 'dropping' ? 'length' : 'index_score')) as SortField;
+  const order = (p.order || DEFAULT_ORDER[sort]) as SortOrder;
+  const sign = order === 'asc' ? 1 : -1;
+  return (a, b) => {
+    const x = sortValue(a, sort);
+    const y = sortValue(b, sort);
+    if (x !== y) {
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return (x < y ? -1 : 1) * sign;
+    }
+    if (sort === 'domain_name') return 0;
+    return a.domain_name < b.domain_name ? -1 : a.domain_name > b.domain_name ? 1 : 0;
+  };
+}
+
+/** Whether `rows` is in the documented order (ties the contract leaves to the internal id are free). */
+export function isOrdered(rows: readonly Domain[], p: Params): boolean {
+  const cmp = comparator(p);
+  return rows.every((row, i) => i === 0 || cmp(rows[i - 1]!, row) <= 0);
+}
+
+/** A row's identity: one listing of one name on one marketplace. */
+export const identity = (d: Domain) => `${d.source}/${d.domain_name}`;
