@@ -6,7 +6,11 @@ import express, { type Express } from 'express';
 import type { Clock } from './clock';
 import { errorHandler } from './http/error-handler';
 import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
+import { authenticate, revokeLeakedKey } from './auth/authenticate';
+import { PlanCache } from './auth/plan-cache';
 import { parseQueryString } from './http/query-parser';
+import { enforceRateLimit } from './ratelimit/enforce-rate-limit';
+import type { RateLimiter } from './ratelimit/rate-limiter';
 import { rejectKeyInQuery } from './http/reject-key-in-query';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
@@ -27,6 +31,8 @@ export interface AppDeps {
   queryTimeoutMs: number;
   /** Signs search cursors; shared by every instance (see search/cursor-secret.ts). */
   cursorSecret: Buffer;
+  /** Per-key request counting: in-process, or Redis shared by every instance. */
+  rateLimiter: RateLimiter;
 }
 
 /** Builds the Express app of the API; `listen` is the caller's business. */
@@ -47,8 +53,13 @@ export function createApp(deps: AppDeps): Express {
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,
-    // Runs after a route matched and before its parameters are validated (decisions.md order).
-    globalMiddleware: [rejectKeyInQuery()],
+    // After a route matched and before its parameters are validated, in the order of
+    // decisions.md: key in the URL, authentication and plan, rate limit.
+    globalMiddleware: [
+      rejectKeyInQuery(revokeLeakedKey(deps)),
+      authenticate({ ...deps, plans: new PlanCache(deps.database, deps.clock) }),
+      enforceRateLimit(deps),
+    ],
     // Validation failures go to errorHandler, which answers them in the error envelope.
     requestValidationErrorHandler: (error, _req, _res, next) => {
       next(error);

@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config';
 import { importCommand } from './commands/import';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys';
 import { migrate } from './commands/migrate';
 import { purgeCommand } from './commands/purge';
 import { seedCommand } from './commands/seed';
@@ -70,6 +71,28 @@ program
   .command('purge')
   .description('remove listings ended longer ago than RETENTION_DAYS')
   .action(withConfig(purgeCommand));
+
+const keys = program.command('keys').description('manage API keys');
+keys
+  .command('create')
+  .description('create a key; prints the key on stdout, once')
+  .requiredOption('--plan <plan>', 'the plan deciding its rate limit (free, pro, or any plan in the plans table)')
+  .option('--name <name>', 'a label to recognise the key by')
+  .addOption(new Option('--env <env>', 'live for production use, test for demos').choices(['live', 'test']).default('live'))
+  .action(async (options: { plan: string; name?: string; env: 'live' | 'test' }) => {
+    await keysCreateCommand(loadConfig(), options);
+  });
+keys
+  .command('list')
+  .description('list keys (never the key itself)')
+  .action(withConfig(keysListCommand));
+keys
+  .command('revoke')
+  .description('revoke a key; effective on the next request on every instance')
+  .argument('<id>', 'the key id shown by keys list')
+  .action(async (id: string) => {
+    await keysRevokeCommand(loadConfig(), id);
+  });
 
 program
   .command('sources')

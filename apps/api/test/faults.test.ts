@@ -1,4 +1,4 @@
-import { openDatabase } from '@domain-index/db';
+import { openDatabase, sql } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
@@ -6,24 +6,39 @@ import { startApi, type RunningApi } from './support/start-api';
 
 const PATHS = ['/api/v1/domains', '/api/v1/domains?status=all&search=co', '/api/v1/domains/multi.com', '/api/v1/stats'];
 
-async function expectQueryFailed(api: RunningApi, path: string) {
+const QUERY_FAILED = { code: 'query_failed', message: 'the query could not complete; please retry' };
+const KEY_LOOKUP_UNAVAILABLE = { code: 'key_lookup_unavailable', message: 'the API key could not be checked right now; please retry' };
+
+async function expect503(api: RunningApi, path: string, error: { code: string; message: string }) {
   const response = await api.get(path);
   expect(response.status, path).toBe(503);
   expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
   const text = await response.text();
-  expect(JSON.parse(text)).toEqual({ error: { code: 'query_failed', message: 'the query could not complete; please retry' } });
-  expect(text).not.toMatch(/select|listings|timeout|connect|ECONN|postgres/i);
+  expect(JSON.parse(text)).toEqual({ error });
+  expect(text).not.toMatch(/select|listings|timeout|connect|ECONN|postgres|relation/i);
 }
+const expectQueryFailed = (api: RunningApi, path: string) => expect503(api, path, QUERY_FAILED);
 
 for (const { engine, skip } of testEngines()) {
   describe.skipIf(skip)(`database faults on ${engine}`, () => {
-    it('answers 503 query_failed with Retry-After when the database is gone, never an empty 200', async () => {
+    it('answers 503 query_failed with Retry-After when the listings cannot be queried, never an empty 200', async () => {
       const test = await createTestDatabase(engine);
       await buildFixtureIndex(test.database);
       const api = await startApi(engine, { test, clock: fixtureClock, sources: FIXTURE_SOURCES });
       expect((await api.get('/api/v1/domains')).status).toBe(200);
-      await test.database.close();
+      await test.database.rows(sql`alter table listings rename to listings_gone`);
       for (const path of PATHS) await expectQueryFailed(api, path);
+      await test.database.rows(sql`alter table listings_gone rename to listings`);
+      expect((await api.get('/api/v1/domains')).status).toBe(200);
+      await api.close();
+    });
+
+    it('answers 503 key_lookup_unavailable when the database is gone', async () => {
+      const test = await createTestDatabase(engine);
+      const api = await startApi(engine, { test, clock: fixtureClock, sources: FIXTURE_SOURCES });
+      expect((await api.get('/api/v1/stats')).status).toBe(200);
+      await test.database.close();
+      for (const path of PATHS) await expect503(api, path, KEY_LOOKUP_UNAVAILABLE);
       await api.close();
       await test.dispose().catch(() => undefined);
     });

@@ -1,10 +1,13 @@
 import type { Server } from 'node:http';
-import { listings } from '@domain-index/db';
+import { apiKeys, listings } from '@domain-index/db';
+import { createKey } from '../auth/key-store';
 import { createApp } from '../app';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { seedIndex } from '../indexing/seed-index';
+import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
+import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
 import { loadCursorSecret } from '../search/cursor-secret';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
@@ -24,6 +27,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);
     await seedIndex({ database, sources, rows: DEMO_ROWS, clock: systemClock });
   }
+  if (config.databaseUrl === undefined && (await database.db.$count(apiKeys)) === 0) {
+    const demo = await createKey(database, { planId: 'pro', name: 'demo', environment: 'test' });
+    process.stdout.write(`Demo API key (pro plan; shown once, only its hash is stored):\n  ${demo.key}\n`);
+  }
+  const rateLimiter = config.redisUrl === undefined ? new MemoryRateLimiter() : new RedisRateLimiter(config.redisUrl);
   const app = createApp({
     database,
     logger,
@@ -32,6 +40,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     countBudgetMs: config.countBudgetMs,
     queryTimeoutMs: config.queryTimeoutMs,
     cursorSecret: await loadCursorSecret(database),
+    rateLimiter,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => {
@@ -41,7 +50,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  logger.info({ host: config.host, port, database: database.kind }, 'listening');
+  logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
   process.stdout.write(`Domain Index API listening on http://${config.host}:${port}/api/v1 (${database.kind})\n`);
 
   let stopping = false;
@@ -55,7 +64,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(() => {
-      void database.close().finally(() => {
+      void Promise.allSettled([rateLimiter.close(), database.close()]).finally(() => {
         logger.info('stopped');
         logger.flush();
         process.exitCode = 0;

@@ -1,10 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { plans } from '@domain-index/db';
 import { createTestDatabase, type TestDatabase, type TestEngine } from '@domain-index/db/testing';
 import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
 import { createApp, type AppDeps } from '../../src/app';
 import { systemClock, type Clock } from '../../src/clock';
+import { createKey } from '../../src/auth/key-store';
 import { createLogger } from '../../src/logger';
+import { MemoryRateLimiter } from '../../src/ratelimit/memory-rate-limiter';
 import { loadCursorSecret } from '../../src/search/cursor-secret';
 
 /** A real API server on a loopback port over a real database, with its log lines captured. */
@@ -15,7 +18,12 @@ export interface RunningApi {
   readonly logLines: string[];
   /** The body of every error response this helper received, for leak checks. */
   readonly errorBodies: string[];
+  /** A key on the unmetered test plan, sent by `get`. */
+  readonly apiKey: string;
+  /** GET with `Authorization: Bearer <apiKey>` unless the caller sets the header. */
   get(path: string, init?: RequestInit): Promise<Response>;
+  /** A request exactly as given: no Authorization header added. */
+  raw(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -27,6 +35,9 @@ export interface StartOptions {
   overrides?: Partial<AppDeps>;
 }
 
+/** The plan of the suites' own keys. */
+export const TEST_PLAN = 'test-unmetered';
+
 export async function startApi(engine: TestEngine, options: StartOptions = {}): Promise<RunningApi> {
   const test = options.test ?? (await createTestDatabase(engine));
   const logLines: string[] = [];
@@ -37,6 +48,10 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
     },
   });
   const cursorSecret = await loadCursorSecret(test.database);
+  // Spec suites send thousands of requests: their key sits on a plan (plans are data) that never limits them.
+  await test.database.db.insert(plans).values({ id: TEST_PLAN, requestsPerWindow: 1_000_000_000, windowSeconds: 3600, description: 'tests' }).onConflictDoNothing();
+  const { key: apiKey } = await createKey(test.database, { planId: TEST_PLAN, name: 'test suite', environment: 'test' });
+  const rateLimiter = new MemoryRateLimiter();
   const app = createApp({
     database: test.database,
     logger: createLogger('info', sink),
@@ -45,6 +60,7 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
     countBudgetMs: 100,
     queryTimeoutMs: 10_000,
     cursorSecret,
+    rateLimiter,
     ...options.overrides,
   });
   const server = app.listen(0, '127.0.0.1');
@@ -52,18 +68,26 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const errorBodies: string[] = [];
+  const raw = async (path: string, init?: RequestInit) => {
+    const response = await fetch(`${baseUrl}${path}`, init);
+    if (response.status >= 400) errorBodies.push(await response.clone().text());
+    return response;
+  };
   return {
     baseUrl,
     test,
     logLines,
     errorBodies,
-    async get(path, init) {
-      const response = await fetch(`${baseUrl}${path}`, init);
-      if (response.status >= 400) errorBodies.push(await response.clone().text());
-      return response;
+    apiKey,
+    raw,
+    get(path, init) {
+      const headers = new Headers(init?.headers);
+      if (!headers.has('authorization')) headers.set('authorization', `Bearer ${apiKey}`);
+      return raw(path, { ...init, headers });
     },
     async close() {
       server.closeAllConnections();
+      await rateLimiter.close();
       await new Promise<void>((resolve) => {
         server.close(() => {
           resolve();

@@ -1,0 +1,87 @@
+import type { Database } from '@domain-index/db';
+import type { NextFunction, Request, Response } from 'express';
+
+/** Any request whose headers can be read (ts-rest's typed requests included). */
+type WithHeaders = Pick<Request, 'get'>;
+import type { Clock } from '../clock';
+import { ApiError } from '../http/api-error';
+import type { Logger } from '../logger';
+import { isWellFormedKey } from './api-key';
+import { findKey, revokeKey, touchKey } from './key-store';
+import type { PlanCache, Plan } from './plan-cache';
+
+/** What authentication established about a request, for the steps after it. */
+export interface Caller {
+  keyId: string;
+  plan: Plan;
+}
+
+/** Every 401 carries this challenge, identical for all of them. */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="domain-index"' };
+/** One answer for malformed, unknown and revoked keys: nothing tells them apart. */
+const invalidKey = () => new ApiError('invalid_api_key', 'the API key is not valid', undefined, CHALLENGE);
+/** `last_used_at` is written at most this often per key, not on every request. */
+const TOUCH_EVERY_MS = 60_000;
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/**
+ * Steps 2 and 3 of decisions.md: who is calling (401s, 503 key_lookup_unavailable) and on which
+ * plan (503 plan_lookup_unavailable). Sets `res.locals.caller`.
+ */
+export function authenticate(deps: { database: Database; clock: Clock; logger: Logger; plans: PlanCache }) {
+  const touched = new Map<string, number>();
+  return (req: WithHeaders, res: Response, next: NextFunction): void => {
+    void (async () => {
+      const header = req.get('authorization');
+      if (header === undefined) {
+        throw new ApiError('missing_api_key', 'send your API key in the header Authorization: Bearer <API_KEY>', undefined, CHALLENGE);
+      }
+      const match = BEARER.exec(header.trim());
+      if (match === null) {
+        throw new ApiError('invalid_authorization_header', 'the Authorization header must be "Bearer <API_KEY>"', undefined, CHALLENGE);
+      }
+      const key = match[1]!;
+      if (!isWellFormedKey(key)) throw invalidKey();
+      let stored;
+      try {
+        stored = await findKey(deps.database, key);
+      } catch (cause) {
+        throw new ApiError('key_lookup_unavailable', 'the API key could not be checked right now; please retry', undefined, {}, cause);
+      }
+      if (stored === undefined || stored.revoked) throw invalidKey();
+      const plan = await deps.plans.resolve(stored.planId);
+      if (plan === undefined) {
+        throw new ApiError('plan_lookup_unavailable', "the key's plan could not be resolved, so its limit is unknown; please retry");
+      }
+      res.locals.caller = { keyId: stored.id, plan } satisfies Caller;
+      const now = deps.clock.now();
+      if (now.getTime() - (touched.get(stored.id) ?? -Infinity) >= TOUCH_EVERY_MS) {
+        touched.set(stored.id, now.getTime());
+        touchKey(deps.database, stored.id, now).catch((error: unknown) => {
+          deps.logger.warn({ err: error, keyId: stored.id }, 'could not record key use');
+        });
+      }
+    })().then(() => next(), next);
+  };
+}
+
+/**
+ * A key seen in a URL is treated as leaked: if it is an active key, it is revoked at once.
+ * The request itself is rejected either way (400 api_key_in_query).
+ */
+export function revokeLeakedKey(deps: { database: Database; clock: Clock; logger: Logger }) {
+  return async (param: string, value: unknown): Promise<void> => {
+    const values = Array.isArray(value) ? value : [value];
+    for (const candidate of values) {
+      if (typeof candidate !== 'string' || !isWellFormedKey(candidate)) continue;
+      try {
+        const stored = await findKey(deps.database, candidate);
+        if (stored === undefined || stored.revoked) continue;
+        await revokeKey(deps.database, stored.id, `leaked: sent in the URL query parameter ${param}`, deps.clock.now());
+        deps.logger.warn({ keyId: stored.id, param }, 'revoked an API key sent in a URL');
+      } catch (error) {
+        deps.logger.error({ err: error, param }, 'could not revoke an API key sent in a URL');
+      }
+    }
+  };
+}

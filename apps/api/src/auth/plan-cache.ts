@@ -1,0 +1,53 @@
+import { plans, type Database } from '@domain-index/db';
+import type { Clock } from '../clock';
+
+/** A plan's allowance. */
+export interface Plan {
+  id: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Plans change rarely; every instance re-reads them at most this often. */
+const REFRESH_MS = 30_000;
+
+/**
+ * The plans table, cached per instance. A plan that cannot be resolved (unknown id, or the
+ * table unreadable with nothing cached) is reported as undefined; the caller refuses the
+ * request rather than guessing a limit.
+ */
+export class PlanCache {
+  private plans = new Map<string, Plan>();
+  private loadedAt = -Infinity;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async resolve(planId: string): Promise<Plan | undefined> {
+    const now = this.clock.now().getTime();
+    if (now - this.loadedAt >= REFRESH_MS || !this.plans.has(planId)) {
+      try {
+        await this.refresh(now);
+      } catch {
+        // keep serving the last good copy; with none, the plan is unresolvable
+      }
+    }
+    return this.plans.get(planId);
+  }
+
+  private refresh(now: number): Promise<void> {
+    this.loading ??= (async () => {
+      try {
+        const rows = await this.database.db.select().from(plans);
+        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds }]));
+        this.loadedAt = now;
+      } finally {
+        this.loading = undefined;
+      }
+    })();
+    return this.loading;
+  }
+}

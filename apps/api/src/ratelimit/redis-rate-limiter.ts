@@ -1,0 +1,58 @@
+import { Redis } from 'ioredis';
+import {
+  currentWindow,
+  decide,
+  RateLimiterUnavailableError,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitPolicy,
+} from './rate-limiter';
+
+/**
+ * Increment and set the expiry in one atomic step: Redis runs a script alone, so any number
+ * of API instances share each counter exactly. The expiry outlives the window so a counter is
+ * never dropped while its window is open.
+ */
+const CONSUME_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+/** Longest a limiter call may take before the request is refused as unmetered. */
+const COMMAND_TIMEOUT_MS = 1_000;
+
+/** Counters in Redis, shared by every API instance (REDIS_URL). */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+
+  constructor(url: string, private readonly prefix = 'di:rl') {
+    this.redis = new Redis(url, {
+      // Fail at once while disconnected instead of queueing: refused, never served unmetered.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      // Keep reconnecting in the background so service resumes when Redis returns.
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+      lazyConnect: false,
+    });
+    this.redis.on('error', () => {
+      /* reported per request as 503 rate_limit_unavailable; reconnection is automatic */
+    });
+  }
+
+  async consume(keyId: string, policy: RateLimitPolicy, now: Date): Promise<RateLimitDecision> {
+    const { start, resetAt } = currentWindow(policy, now);
+    let count: unknown;
+    try {
+      count = await this.redis.eval(CONSUME_SCRIPT, 1, `${this.prefix}:${keyId}:${policy.windowSeconds}:${start}`, policy.windowSeconds * 2);
+    } catch (error) {
+      throw new RateLimiterUnavailableError('the rate-limit store is unavailable', { cause: error });
+    }
+    if (typeof count !== 'number') throw new RateLimiterUnavailableError('the rate-limit store gave no count');
+    return decide(policy, count, resetAt);
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli';
+
+const dir = mkdtempSync(join(tmpdir(), 'di-keys-'));
+const env = { DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' };
+const KEY = /^dix_(live|test)_[0-9A-Za-z]{38}$/;
+
+/** Starts `serve`, reads stdout until it listens, and stops it with SIGTERM. */
+async function serveOnce(dataDir: string, port: number): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number }> {
+  const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' },
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stdout}`)), 60_000);
+    child.stdout.on('data', () => {
+      if (stdout.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  const key = /(dix_test_\w+)/.exec(stdout)?.[1];
+  const response = await fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key ?? ''}` } });
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+  return { stdout, code, key, status: response.status };
+}
+
+describe('domain-index keys and the demo key', () => {
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates a key and prints only the key on stdout', async () => {
+    const run = await runCli(['keys', 'create', '--plan', 'free', '--name', 'ci job'], env);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^dix_live_[0-9A-Za-z]{38}\n$/);
+    expect(run.stdout.trim()).toMatch(KEY);
+  });
+
+  it('lists keys without ever showing one, and revokes by id', async () => {
+    const created = await runCli(['keys', 'create', '--plan', 'pro', '--env', 'test'], env);
+    const key = created.stdout.trim();
+    const list = await runCli(['keys', 'list'], env);
+    expect(list.status).toBe(0);
+    expect(list.stdout).not.toContain(key);
+    expect(list.stdout).toContain(key.slice(0, 14));
+    const id = new RegExp(`^(key_\\w+)\\s+${key.slice(0, 14)}`, 'm').exec(list.stdout)?.[1];
+    expect(id).toBeDefined();
+    const revoke = await runCli(['keys', 'revoke', id!], env);
+    expect(revoke).toMatchObject({ status: 0, stdout: `revoked ${id!}\n` });
+    expect((await runCli(['keys', 'list'], env)).stdout).toMatch(new RegExp(`${id!}.*revoked .*\\(revoked by an operator\\)`));
+    const again = await runCli(['keys', 'revoke', id!], env);
+    expect(again).toMatchObject({ status: 2, stderr: `domain-index: no active key with id ${id!}\n` });
+  });
+
+  it('refuses an unknown plan with one line', async () => {
+    const run = await runCli(['keys', 'create', '--plan', 'gold'], env);
+    expect(run).toMatchObject({ status: 2, stdout: '', stderr: 'domain-index: unknown plan gold; plans: free, pro\n' });
+  });
+
+  it('creates a demo key on the first embedded start only, and prints it once', async () => {
+    const dataDir = join(dir, 'fresh');
+    const first = await serveOnce(dataDir, 38_000 + Math.floor(Math.random() * 1000));
+    expect(first.key).toMatch(KEY);
+    expect(first.status).toBe(200);
+    expect(first.code).toBe(0);
+    const second = await serveOnce(dataDir, 39_000 + Math.floor(Math.random() * 1000));
+    expect(second.key).toBeUndefined();
+    expect(second.stdout).not.toContain('Demo API key');
+  });
+});
