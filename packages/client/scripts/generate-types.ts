@@ -1,0 +1,95 @@
+// Writes src/generated/api-types.ts from the contract's zod schemas, so the published client
+// carries plain TypeScript types (and the error-code list) without depending on zod or ts-rest.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import {
+  DEFAULT_ORDER,
+  domainSchema,
+  ERROR_STATUS,
+  errorEnvelopeSchema,
+  listEnvelopeSchema,
+  LISTING_STATUSES,
+  lookupEnvelopeSchema,
+  searchQuerySchema,
+  SORT_FIELDS,
+  SORT_ORDERS,
+  statsEnvelopeSchema,
+  STATUS_FILTERS,
+} from '@domain-index/contract';
+import { z } from 'zod';
+
+/** The TypeScript type of a schema; effects are followed to the type a caller passes. */
+function typeOf(schema: z.ZodTypeAny, indent: string): string {
+  if (schema === domainSchema && indent !== '') return 'Domain';
+  if (schema instanceof z.ZodString) return 'string';
+  if (schema instanceof z.ZodNumber) return 'number';
+  if (schema instanceof z.ZodBoolean) return 'boolean';
+  if (schema instanceof z.ZodNull) return 'null';
+  if (schema instanceof z.ZodLiteral) return JSON.stringify(schema.value);
+  if (schema instanceof z.ZodEnum) return (schema.options as string[]).map((o) => JSON.stringify(o)).join(' | ');
+  if (schema instanceof z.ZodNullable) return `${typeOf(schema.unwrap() as z.ZodTypeAny, indent)} | null`;
+  if (schema instanceof z.ZodOptional) return typeOf(schema.unwrap() as z.ZodTypeAny, indent);
+  if (schema instanceof z.ZodArray) return `Array<${typeOf(schema.element as z.ZodTypeAny, indent)}>`;
+  if (schema instanceof z.ZodRecord) return `Record<string, ${typeOf(schema.valueSchema as z.ZodTypeAny, indent)}>`;
+  if (schema instanceof z.ZodEffects) return typeOf(schema.innerType() as z.ZodTypeAny, indent);
+  if (schema instanceof z.ZodObject) return objectBody(schema as z.AnyZodObject, indent, false);
+  throw new Error(`no TypeScript mapping for ${schema.constructor.name}`);
+}
+
+function isOptional(schema: z.ZodTypeAny): boolean {
+  return schema.isOptional();
+}
+
+function objectBody(schema: z.AnyZodObject, indent: string, allOptional: boolean): string {
+  const inner = `${indent}  `;
+  const lines = Object.entries(schema.shape as Record<string, z.ZodTypeAny>).map(([name, field]) => {
+    const doc = field.description === undefined ? '' : `${inner}/** ${field.description.replace(/\*\//g, '*\\/')} */\n`;
+    const optional = allOptional || isOptional(field) ? '?' : '';
+    const key = /^[a-z_][a-z0-9_]*$/i.test(name) ? name : JSON.stringify(name);
+    return `${doc}${inner}${key}${optional}: ${typeOf(field, inner)};`;
+  });
+  return `{\n${lines.join('\n')}\n${indent}}`;
+}
+
+function unwrapObject(schema: z.ZodTypeAny): z.AnyZodObject {
+  let current = schema;
+  while (current instanceof z.ZodEffects) current = current.innerType() as z.ZodTypeAny;
+  if (!(current instanceof z.ZodObject)) throw new Error('expected an object schema');
+  return current as z.AnyZodObject;
+}
+
+const constant = (name: string, doc: string, value: unknown) =>
+  `/** ${doc} */\nexport const ${name} = ${JSON.stringify(value, null, 2)} as const;\n`;
+
+const out = `// Generated from @domain-index/contract by scripts/generate-types.ts. Do not edit.
+
+/** A listed domain: all 35 fields are always present; a missing value is null. */
+export interface Domain ${objectBody(domainSchema, '', false)}
+
+/** Parameters of a search. Every one is optional; see the API reference for each rule. */
+export interface SearchParams ${objectBody(unwrapObject(searchQuerySchema), '', true)}
+
+/** One page of search results, as the API sends it. */
+export interface ListEnvelope ${typeOf(listEnvelopeSchema, '')}
+
+/** The response of a lookup. */
+export interface LookupEnvelope ${typeOf(lookupEnvelopeSchema, '')}
+
+/** The response of the stats endpoint. */
+export interface StatsEnvelope ${typeOf(statsEnvelopeSchema, '')}
+
+/** The error envelope of every failed request. */
+export interface ErrorEnvelope ${typeOf(errorEnvelopeSchema, '')}
+
+${constant('ERROR_STATUS', 'Every error code of API v1 with its HTTP status.', ERROR_STATUS)}
+/** A machine-readable error code of API v1. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+${constant('LISTING_STATUSES', 'The statuses of a listing.', LISTING_STATUSES)}
+${constant('STATUS_FILTERS', 'Values of the status parameter.', STATUS_FILTERS)}
+${constant('SORT_FIELDS', 'Fields a search can be sorted by.', SORT_FIELDS)}
+${constant('SORT_ORDERS', 'Sort directions.', SORT_ORDERS)}
+${constant('DEFAULT_ORDER', 'The direction used when sort is given without order.', DEFAULT_ORDER)}`;
+
+const dir = new URL('../src/generated/', import.meta.url);
+mkdirSync(dir, { recursive: true });
+writeFileSync(new URL('api-types.ts', dir), out);

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  DomainIndex,
+  DomainIndexError,
+  InvalidRequestError,
+  RateLimitError,
+  ServiceUnavailableError,
+  TimeoutError,
+} from '../src';
+import { emptyPage, startFakeApi, type Answer } from './support/fake-api';
+
+const KEY = 'dix_test_00000000000000000000000000000000AAAAAA';
+const servers: { close(): Promise<void> }[] = [];
+async function fake(...answers: Answer[]) {
+  const server = await startFakeApi(answers);
+  servers.push(server);
+  return server;
+}
+const errorBody = (code: string, message = 'm') => ({ error: { code, message } });
+
+describe('retries and error families (against a scripted server)', () => {
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+
+  it('waits the Retry-After of a 429 and then succeeds', async () => {
+    const server = await fake({ status: 429, body: errorBody('rate_limited'), headers: { 'retry-after': '1' } }, { status: 200, body: emptyPage });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl });
+    const page = await client.domains.list();
+    expect(page.data).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('retries 503s with backoff, up to maxRetries, then succeeds', async () => {
+    const server = await fake({ status: 503, body: errorBody('query_failed') }, { status: 503, body: errorBody('query_failed') }, { status: 200, body: emptyPage });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 2 });
+    await client.domains.list();
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('gives up after maxRetries with a ServiceUnavailableError', async () => {
+    const server = await fake({ status: 503, body: errorBody('query_failed', 'the query could not complete'), headers: { 'retry-after': '0' } });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 3 });
+    const error = await client.stats().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ status: 503, code: 'query_failed', message: 'the query could not complete', requestId: 'req_fake_4' });
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('does not wait out a Retry-After beyond maxRetryAfter: the RateLimitError comes at once', async () => {
+    const server = await fake({ status: 429, body: errorBody('rate_limited'), headers: { 'retry-after': '1504' } });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl });
+    const error = await client.stats().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBe(1504);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('never retries a 4xx other than 429', async () => {
+    const server = await fake({ status: 400, body: { error: { code: 'unknown_parameter', message: 'offset is not a parameter', param: 'offset' } } });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 5 });
+    const error = await client.stats().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error).toMatchObject({ code: 'unknown_parameter', param: 'offset' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('turns a code this version does not know into the base class', async () => {
+    const server = await fake({ status: 418, body: errorBody('teapot_required', 'short and stout') });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl });
+    const error = await client.stats().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainIndexError);
+    expect((error as DomainIndexError).constructor).toBe(DomainIndexError);
+    expect(error).toMatchObject({ status: 418, code: 'teapot_required', message: 'short and stout' });
+  });
+
+  it('times out a slow answer with a TimeoutError', async () => {
+    const server = await fake({ status: 200, body: emptyPage, delayMs: 2_000 });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, timeout: 200, maxRetries: 0 });
+    const error = await client.stats().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('sends the key in the Authorization header and never in the URL', async () => {
+    const server = await fake({ status: 200, body: emptyPage });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl });
+    await client.domains.list({ search: 'cloud', min_price: 12.5, no_numbers: true });
+    expect(server.requests[0]!.authorization).toBe(`Bearer ${KEY}`);
+    expect(server.requests[0]!.url).toBe('/api/v1/domains?search=cloud&min_price=12.5&no_numbers=true');
+    expect(server.requests[0]!.url).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,46 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted answer of the fake API. */
+export interface Answer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  delayMs?: number;
+}
+
+/**
+ * A stand-in API on loopback that answers from a script (the last answer repeats): for the
+ * edge cases a healthy server will not produce on demand (429/503 first, slow answers).
+ */
+export async function startFakeApi(answers: readonly Answer[]) {
+  const requests: { at: number; url: string; authorization: string | undefined }[] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    const answer = answers[Math.min(requests.length, answers.length - 1)]!;
+    requests.push({ at: Date.now(), url: req.url ?? '', authorization: req.headers.authorization });
+    setTimeout(() => {
+      res.writeHead(answer.status, { 'content-type': 'application/json', 'x-request-id': `req_fake_${requests.length}`, ...answer.headers });
+      res.end(JSON.stringify(answer.body ?? {}));
+    }, answer.delayMs ?? 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A page envelope for the fake API. */
+export const emptyPage = {
+  object: 'list',
+  data: [],
+  pagination: { page_size: 10, page_index: 0, next_cursor: null, has_more: false },
+  total: { value: 0, accuracy: 'exact' },
+  meta: { api_version: 'v1', index_score: 'caveat' },
+};
