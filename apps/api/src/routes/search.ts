@@ -1,15 +1,15 @@
 import type { Contract } from '@domain-index/contract';
-import { and, getTableColumns, listings } from '@domain-index/db';
+import type { SQL } from '@domain-index/db';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { AppDeps } from '../app';
 import { ApiError } from '../http/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
 import { toDomain } from '../listings/to-domain';
-import { countMatches } from '../search/count';
-import { fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
+import { CountCache, countMatches } from '../search/count';
+import { filtersFingerprint, fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
 import { searchConditions } from '../search/filters';
-import { afterPosition, orderBy, sortKeySelection } from '../search/keyset';
+import { pageQuery } from '../search/page-query';
 import { resolveOrdering } from '../search/ordering';
 
 /**
@@ -17,6 +17,14 @@ import { resolveOrdering } from '../search/ordering';
  * and `total` counted alongside the page.
  */
 export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplementation<Contract['searchDomains']> {
+  const counts = new CountCache();
+  const count = async (key: string, where: SQL, now: number) => {
+    const cached = counts.get(key, now);
+    if (cached !== undefined) return cached;
+    const total = await countMatches(deps.database, where, deps.countBudgetMs);
+    counts.set(key, total, now);
+    return total;
+  };
   return async ({ query }) => {
     const now = deps.clock.now();
     const ordering = resolveOrdering(query);
@@ -38,13 +46,8 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
     const { limit } = query;
     const [rows, total] = await orQueryFailed(() =>
       Promise.all([
-        deps.database.db
-          .select({ ...getTableColumns(listings), sortKey: sortKeySelection(ordering) })
-          .from(listings)
-          .where(after === undefined ? where : and(where, afterPosition(ordering, after)))
-          .orderBy(...orderBy(ordering))
-          .limit(limit + 1),
-        countMatches(deps.database, where, deps.countBudgetMs),
+        pageQuery(deps.database, where, ordering, after, limit),
+        count(filtersFingerprint(query), where, now.getTime()),
       ]),
     );
     const hasMore = rows.length > limit;

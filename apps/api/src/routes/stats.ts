@@ -1,5 +1,5 @@
 import { COUNTS_NOTE, LISTING_STATUSES, type Contract, type StatsEnvelope } from '@domain-index/contract';
-import { listings, and, count, eq } from '@domain-index/db';
+import { and, count, eq, listings, type Database } from '@domain-index/db';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { AppDeps } from '../app';
 import { META } from '../http/meta';
@@ -11,24 +11,31 @@ export const STATS_TTL_MS = 5 * 60 * 1000;
 
 type StatsData = StatsEnvelope['data'];
 
+/** The five counts of the stats, unexecuted (the benchmark sends the same SQL directly). */
+export function statsQueries(database: Database, now: Date) {
+  const { db } = database;
+  return {
+    total: db.select({ n: count() }).from(listings),
+    retrievable: db.select({ n: count() }).from(listings).where(notEnded(now)),
+    live: db
+      .select({ n: count() })
+      .from(listings)
+      .where(and(eq(listings.status, 'auction'), notEnded(now))),
+    byStatus: db.select({ key: listings.status, n: count() }).from(listings).groupBy(listings.status),
+    bySource: db.select({ key: listings.source, n: count() }).from(listings).groupBy(listings.source),
+  };
+}
+
 /** Takes the counts concurrently; any one failing fails the whole (never reported as 0). */
 async function measure(deps: AppDeps): Promise<StatsData> {
   const now = deps.clock.now();
-  const { db } = deps.database;
-  const total = db.select({ n: count() }).from(listings);
-  const retrievable = db.select({ n: count() }).from(listings).where(notEnded(now));
-  const live = db
-    .select({ n: count() })
-    .from(listings)
-    .where(and(eq(listings.status, 'auction'), notEnded(now)));
-  const byStatus = db.select({ key: listings.status, n: count() }).from(listings).groupBy(listings.status);
-  const bySource = db.select({ key: listings.source, n: count() }).from(listings).groupBy(listings.source);
+  const q = statsQueries(deps.database, now);
   const [totalRows, retrievableRows, liveRows, statusRows, sourceRows] = await Promise.all([
-    total,
-    retrievable,
-    live,
-    byStatus,
-    bySource,
+    q.total,
+    q.retrievable,
+    q.live,
+    q.byStatus,
+    q.bySource,
   ]);
   const statusCounts = Object.fromEntries(LISTING_STATUSES.map((status) => [status, 0])) as StatsData['by_status'];
   for (const row of statusRows) statusCounts[row.key] = row.n;

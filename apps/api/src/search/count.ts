@@ -2,6 +2,13 @@ import type { Total } from '@domain-index/contract';
 import { listings, resultRows, sql, type Database, type SQL } from '@domain-index/db';
 
 /**
+ * Above this planner estimate an exact count cannot finish within any sensible budget
+ * (PostgreSQL counts a few million index entries per second here), so it is not attempted:
+ * trying would burn the whole budget of database time on every such request.
+ */
+export const EXACT_COUNT_CEILING = 2_000_000;
+
+/**
  * `total` of a search: an exact count when it finishes within the budget, else the planner's
  * estimate for the same filters (`planned`). A count that fails for another reason also falls
  * back to the estimate; when both fail the error propagates (503), never a made-up number.
@@ -14,6 +21,8 @@ export async function countMatches(database: Database, where: SQL, budgetMs: num
     const [row] = await database.rows<{ n: number }>(countSql);
     return { value: row?.n ?? 0, accuracy: 'exact' };
   }
+  const estimate = await plannedCount(database, where);
+  if (estimate > EXACT_COUNT_CEILING) return { value: estimate, accuracy: 'planned' };
   try {
     const value = await database.db.transaction(async (tx) => {
       await tx.execute(sql.raw(`set local statement_timeout = ${Math.round(budgetMs)}`));
@@ -22,7 +31,7 @@ export async function countMatches(database: Database, where: SQL, budgetMs: num
     });
     return { value, accuracy: 'exact' };
   } catch {
-    return { value: await plannedCount(database, where), accuracy: 'planned' };
+    return { value: estimate, accuracy: 'planned' };
   }
 }
 
@@ -36,4 +45,30 @@ async function plannedCount(database: Database, where: SQL): Promise<number> {
   const estimate = (parsed as [{ Plan?: { 'Plan Rows'?: unknown } }] | undefined)?.[0]?.Plan?.['Plan Rows'];
   if (typeof estimate !== 'number' || !Number.isFinite(estimate)) throw new Error('the planner gave no estimate');
   return Math.max(0, Math.round(estimate));
+}
+
+/**
+ * Totals per filter set, kept for a short while: a walk through many pages of one query is
+ * counted once, not once per page. The total does not depend on sort, order or cursor.
+ */
+export class CountCache {
+  private readonly entries = new Map<string, { total: Total; at: number }>();
+
+  constructor(
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 5_000,
+  ) {}
+
+  get(key: string, now: number): Total | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || now - entry.at >= this.ttlMs) return undefined;
+    return entry.total;
+  }
+
+  set(key: string, total: Total, now: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { total, at: now });
+    // Map keeps insertion order: the first key is the oldest.
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
 }

@@ -67,19 +67,25 @@ export class CursorCodec {
   }
 }
 
+const digest = (text: string) => createHash('sha256').update(text).digest().subarray(0, 12).toString('base64url');
+
+/** Fingerprint of the filters alone (the result set, whatever its order). */
+export function filtersFingerprint(query: SearchQuery): string {
+  const { cursor: _cursor, limit: _limit, sort: _sort, order: _order, search, ...filters } = query;
+  return digest(
+    JSON.stringify([
+      [...(search ?? [])].sort(),
+      Object.entries(filters)
+        .filter(([, value]) => value !== undefined)
+        .sort(([a], [b]) => a.localeCompare(b)),
+    ]),
+  );
+}
+
 /**
  * Fingerprint of everything that defines a result set and its order (not `limit` and not the
  * cursor): a cursor made for another fingerprint is stale.
  */
 export function fingerprint(query: SearchQuery, ordering: Ordering): string {
-  const { cursor: _cursor, limit: _limit, search, ...filters } = query;
-  const canonical = JSON.stringify([
-    [...(search ?? [])].sort(),
-    Object.entries(filters)
-      .filter(([, value]) => value !== undefined)
-      .sort(([a], [b]) => a.localeCompare(b)),
-    ordering.sort,
-    ordering.order,
-  ]);
-  return createHash('sha256').update(canonical).digest().subarray(0, 12).toString('base64url');
+  return digest(JSON.stringify([filtersFingerprint(query), ordering.sort, ordering.order]));
 }

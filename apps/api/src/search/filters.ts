@@ -13,8 +13,15 @@ export function searchConditions(query: SearchQuery, now: Date): SQL {
   if (query.status === undefined) conditions.push(eq(listings.status, 'auction'));
   else if (query.status !== 'all') conditions.push(eq(listings.status, query.status));
 
-  // Terms are cleaned to a-z 0-9 - . by the contract, so they hold no LIKE wildcard.
-  for (const term of query.search ?? []) conditions.push(like(listings.domainName, `%${term}%`));
+  // Terms are cleaned to a-z 0-9 - . by the contract, so they hold no LIKE wildcard. Terms of 3+
+  // characters use the trigram index; 2-character ones (no trigram) the bigram index.
+  for (const term of query.search ?? []) {
+    conditions.push(
+      term.length === 2
+        ? sql`domain_bigrams(${listings.domainName}) @> array[${term}]::text[]`
+        : like(listings.domainName, `%${term}%`),
+    );
+  }
   if (query.tld !== undefined) conditions.push(eq(listings.tld, query.tld));
   if (query.source !== undefined) conditions.push(eq(listings.source, query.source));
 

@@ -1,0 +1,19 @@
+import { and, asc, desc, eq, listings, sql, type Database } from '@domain-index/db';
+import { notEnded } from './not-ended';
+
+/**
+ * The listing a lookup returns when several marketplaces list the name (decisions.md):
+ * auction, then available, then dropping; then the most recently checked; then the source id
+ * so that the choice is total.
+ */
+const statusPreference = sql`case ${listings.status} when 'auction' then 0 when 'available' then 1 else 2 end`;
+
+/** The statement of a lookup, unexecuted (the benchmark sends the same SQL directly). */
+export function lookupQuery(database: Database, domainName: string, now: Date) {
+  return database.db
+    .select()
+    .from(listings)
+    .where(and(eq(listings.domainName, domainName), notEnded(now)))
+    .orderBy(statusPreference, desc(listings.lastCheckedAt), asc(listings.source))
+    .limit(1);
+}
