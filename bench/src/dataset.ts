@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { migrateDatabase, openDatabase, sql } from '@domain-index/db';
+
+export const CLI = fileURLToPath(new URL('../../apps/api/bin/domain-index.js', import.meta.url));
+const SEED_SOURCE = fileURLToPath(new URL('../../packages/indexer/src/seed.ts', import.meta.url));
+
+/** What the benchmark runs on, and how it got there. */
+export interface Dataset {
+  rows: number;
+  listings: number;
+  fingerprint: string;
+  reused: boolean;
+  seedSeconds: number | undefined;
+  seedRowsPerSecond: number | undefined;
+}
+
+/** Identifies a seeded dataset: row count, seed, and the generator's source. */
+function fingerprintOf(rows: number, seed: number): string {
+  return createHash('sha256').update(`${rows}:${seed}:`).update(readFileSync(SEED_SOURCE)).digest('hex').slice(0, 16);
+}
+
+/** Runs the CLI with an environment; resolves with its stdout, rejects on a non-zero exit. */
+export function runCli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`domain-index ${args.join(' ')} exited ${String(code)}`))));
+  });
+}
+
+/**
+ * The benchmark's listings: reused when the database already holds them (same fingerprint and
+ * row count), else seeded through `domain-index seed`, timed.
+ */
+export async function ensureDataset(url: string, rows: number, seed: number): Promise<Dataset> {
+  const fingerprint = fingerprintOf(rows, seed);
+  const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
+  try {
+    await migrateDatabase(database);
+    await database.rows(sql`create table if not exists bench_meta (fingerprint text primary key, listings bigint not null, seeded_at timestamptz not null default now(), seconds real not null)`);
+    const [meta] = await database.rows<{ listings: string; seconds: number }>(sql`select listings::text, seconds from bench_meta where fingerprint = ${fingerprint}`);
+    const [count] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listings`);
+    if (meta !== undefined && meta.listings === count?.n) {
+      return { rows, listings: Number(meta.listings), fingerprint, reused: true, seedSeconds: meta.seconds, seedRowsPerSecond: rows / meta.seconds };
+    }
+    process.stderr.write(`seeding ${rows} listings into ${new URL(url).pathname} (this takes minutes)...\n`);
+    await database.rows(sql`truncate listings, source_syncs, bench_meta`);
+    const started = performance.now();
+    await runCli(['seed', '--rows', String(rows), '--seed', String(seed)], { DATABASE_URL: url, LOG_LEVEL: 'warn' });
+    const seconds = (performance.now() - started) / 1000;
+    await database.rows(sql`vacuum analyze listings`);
+    const [after] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listings`);
+    await database.rows(sql`insert into bench_meta (fingerprint, listings, seconds) values (${fingerprint}, ${after!.n}::bigint, ${seconds})`);
+    return { rows, listings: Number(after!.n), fingerprint, reused: false, seedSeconds: seconds, seedRowsPerSecond: rows / seconds };
+  } finally {
+    await database.close();
+  }
+}

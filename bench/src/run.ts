@@ -1,0 +1,176 @@
+// The benchmark: `pnpm --filter @domain-index/bench bench` (see BENCHMARKS.md). It prepares 5M
+// listings, starts the real API on PostgreSQL and Redis, and measures each workload shape side
+// by side with its floor (the same SQL straight to PostgreSQL) and the HTTP ceiling.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { searchQuerySchema } from '@domain-index/contract';
+import { openDatabase, sql } from '@domain-index/db';
+import { lookupQuery } from '@domain-index/api/src/listings/lookup-query';
+import { statsQueries } from '@domain-index/api/src/routes/stats';
+import { searchConditions } from '@domain-index/api/src/search/filters';
+import { resolveOrdering } from '@domain-index/api/src/search/ordering';
+import { pageQuery } from '@domain-index/api/src/search/page-query';
+import type { CursorPosition } from '@domain-index/api/src/search/cursor';
+import { ensureDataset } from './dataset';
+import { floorRunner, type Statement } from './floor';
+import { measureImport, writeFeed } from './import-bench';
+import { httpLoad, saturate, sequential, type Latency } from './measure';
+import { writeReport, type Results, type ShapeResult } from './report';
+import { benchKey, startApi, startCeiling } from './servers';
+import { BENCH } from './settings';
+import { DEEP_PAGE, SEARCH_SHAPES, type Shape } from './shapes';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+mkdirSync(resultsDir, { recursive: true });
+const scratch = mkdtempSync(join(tmpdir(), 'di-bench-'));
+
+log('dataset...');
+const dataset = await ensureDataset(BENCH.databaseUrl, BENCH.rows, BENCH.seed);
+log(`dataset: ${dataset.listings} listings (${dataset.reused ? 'reused' : `seeded in ${dataset.seedSeconds?.toFixed(0)} s`})`);
+
+const key = await benchKey(BENCH.databaseUrl);
+const headers = { Authorization: `Bearer ${key}` };
+const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl });
+const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 10 });
+const floor = floorRunner(database);
+const toStatement = (query: { toSQL(): { sql: string; params: unknown[] } }): Statement => query.toSQL();
+
+async function get(path: string, expected = 200): Promise<string> {
+  const response = await fetch(`${api.url}/api/v1${path}`, { headers });
+  const text = await response.text();
+  if (response.status !== expected) throw new Error(`${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
+  return text;
+}
+
+// Stats first, while this instance's stats cache is cold.
+log('stats cold...');
+const statsFloorStatements = Object.values(statsQueries(database, new Date())).map(toStatement);
+let start = performance.now();
+await get('/stats');
+const statsColdApi = performance.now() - start;
+start = performance.now();
+await floor(statsFloorStatements);
+const statsColdFloor = performance.now() - start;
+
+/** API and floor side by side for one shape. */
+async function measureShape(shape: Shape, path: string, statements: Statement[], expected = 200): Promise<ShapeResult> {
+  log(`shape: ${shape.name}`);
+  const body = await get(path, expected);
+  const apiLatency = await sequential(BENCH.sequentialRequests, async () => {
+    await get(path, expected);
+  });
+  const floorLatency = await sequential(BENCH.sequentialRequests, () => floor(statements));
+  const load = await httpLoad(`${api.url}/api/v1${path}`, headers, BENCH.loadSeconds, BENCH.concurrency);
+  const floorRps = await saturate(BENCH.loadSeconds, BENCH.concurrency, () => floor(statements));
+  const bodyFile = join(scratch, 'body.json');
+  writeFileSync(bodyFile, body);
+  const ceiling = await startCeiling(bodyFile);
+  const ceilingLoad = await httpLoad(`${ceiling.url}/api/v1${path}`, {}, BENCH.loadSeconds, BENCH.concurrency);
+  await ceiling.stop();
+  let total: ShapeResult['total'];
+  if (shape.kind === 'search') {
+    const parsed = JSON.parse(body) as { total: { value: number; accuracy: 'exact' | 'planned' } };
+    total = { ...parsed.total };
+    if (parsed.total.accuracy === 'planned') {
+      const q = searchQuerySchema.parse(shape.query);
+      const [row] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listings where ${searchConditions(q, new Date())}`);
+      total.trueCount = Number(row?.n);
+    }
+  }
+  return {
+    name: shape.name,
+    kind: shape.kind,
+    path,
+    bodyBytes: Buffer.byteLength(body),
+    api: apiLatency,
+    floor: floorLatency,
+    apiRps: load.rps,
+    apiP99Loaded: load.p99,
+    apiErrors: load.errors + load.non2xx,
+    floorRps,
+    ceilingRps: ceilingLoad.rps,
+    total,
+  };
+}
+
+function searchStatements(query: Record<string, string>, after?: CursorPosition): Statement[] {
+  const q = searchQuerySchema.parse(query);
+  const ordering = resolveOrdering(q);
+  return [toStatement(pageQuery(database, searchConditions(q, new Date()), ordering, after, q.limit))];
+}
+
+const shapes: ShapeResult[] = [];
+for (const shape of SEARCH_SHAPES) {
+  const query = shape.query ?? {};
+  shapes.push(await measureShape(shape, `/domains?${new URLSearchParams(query).toString()}`, searchStatements(query)));
+}
+
+// Deep paging: follow the default list's cursor chain to page 200, then time page 1 and page 200.
+log('deep paging...');
+let cursor: string | null = null;
+for (let page = 1; page < DEEP_PAGE; page += 1) {
+  const body = JSON.parse(await get(`/domains${cursor === null ? '' : `?cursor=${cursor}`}`)) as { pagination: { next_cursor: string | null } };
+  cursor = body.pagination.next_cursor;
+  if (cursor === null) throw new Error(`the chain ended at page ${page}`);
+}
+const payload = JSON.parse(Buffer.from(cursor!.split('.')[0]!, 'base64url').toString()) as [string, number | null, string, number, number];
+const after: CursorPosition = { key: payload[1], name: payload[2], id: payload[3] };
+const page1 = await measureShape({ name: 'default list, page 1', kind: 'deep-paging' }, '/domains', searchStatements({}));
+const page200 = await measureShape({ name: `default list, page ${DEEP_PAGE}`, kind: 'deep-paging' }, `/domains?cursor=${cursor!}`, searchStatements({}, after));
+
+// Lookup of an existing and a missing name.
+const existing = (JSON.parse(await get('/domains?limit=10')) as { data: { domain_name: string }[] }).data[0]!.domain_name;
+const lookupExisting = await measureShape({ name: `lookup existing (${existing})`, kind: 'lookup' }, `/domains/${existing}`, [toStatement(lookupQuery(database, existing, new Date()))]);
+const lookupMissing = await measureShape({ name: 'lookup missing', kind: 'lookup' }, '/domains/not-listed-anywhere-xyz.com', [toStatement(lookupQuery(database, 'not-listed-anywhere-xyz.com', new Date()))], 404);
+const statsWarm = await measureShape({ name: 'stats (warm cache)', kind: 'stats' }, '/stats', statsFloorStatements);
+const apiPeakRss = api.peakRssMiB();
+await api.stop();
+await database.close();
+
+// Import throughput and memory: the same command on feeds of two sizes.
+log('import...');
+const feedSmall = join(scratch, 'feed-250k.jsonl');
+const feedLarge = join(scratch, 'feed-1m.jsonl');
+await writeFeed(feedSmall, 250_000);
+await writeFeed(feedLarge, 1_000_000);
+const importSmall = await measureImport(BENCH.databaseUrl, BENCH.importDatabaseUrl, feedSmall, 250_000);
+const importLarge = await measureImport(BENCH.databaseUrl, BENCH.importDatabaseUrl, feedLarge, 1_000_000);
+
+// The embedded default: a fresh data directory, demo data, every shape once more.
+log('embedded (PGlite)...');
+const dataDir = join(scratch, 'pglite');
+const embedded = await startApi({ DATA_DIR: dataDir, DATABASE_URL: '' });
+const embeddedKey = /(dix_test_\w+)/.exec(embedded.output())?.[1];
+const pglite: { name: string; p50: number; p99: number }[] = [];
+const embeddedGet = async (path: string) => {
+  const response = await fetch(`${embedded.url}/api/v1${path}`, { headers: { Authorization: `Bearer ${embeddedKey ?? ''}` } });
+  await response.arrayBuffer();
+  if (response.status >= 500 || response.status === 400) throw new Error(`${path}: ${response.status}`);
+};
+for (const shape of [...SEARCH_SHAPES, { name: 'lookup missing', path: '/domains/not-listed-anywhere-xyz.com', kind: 'lookup' as const }, { name: 'stats', path: '/stats', kind: 'stats' as const }]) {
+  const path = shape.path ?? `/domains?${new URLSearchParams(shape.query ?? {}).toString()}`;
+  const latency: Latency = await sequential(30, () => embeddedGet(path));
+  pglite.push({ name: shape.name, p50: latency.p50, p99: latency.p99 });
+}
+await embedded.stop();
+rmSync(scratch, { recursive: true, force: true });
+
+const results: Results = {
+  ranAt: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  settings: { ...BENCH, databaseUrl: new URL(BENCH.databaseUrl).pathname, importDatabaseUrl: new URL(BENCH.importDatabaseUrl).pathname },
+  dataset,
+  shapes,
+  deepPaging: { page1, page200, ratioP50: Math.round((page200.api.p50 / page1.api.p50) * 100) / 100 },
+  lookup: { existing: lookupExisting, missing: lookupMissing },
+  stats: { coldApiMs: Math.round(statsColdApi), coldFloorMs: Math.round(statsColdFloor), warm: statsWarm },
+  apiPeakRssMiB: Math.round(apiPeakRss),
+  import: { small: importSmall, large: importLarge },
+  pglite,
+};
+writeFileSync(join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeReport(results, resultsDir);
+log('done: bench/results/results.json, BENCHMARKS.md, bench/results/latency.svg');

@@ -1,0 +1,13 @@
+/** The benchmark's fixed settings; the database can be overridden with BENCH_DATABASE_URL. */
+export const BENCH = {
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/di_bench',
+  importDatabaseUrl: process.env.BENCH_IMPORT_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/di_bench_import',
+  redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  rows: Number(process.env.BENCH_ROWS ?? 5_000_000),
+  seed: 42,
+  /** Requests per shape at concurrency 1. */
+  sequentialRequests: Number(process.env.BENCH_SEQUENTIAL ?? 200),
+  /** Seconds of load per shape at concurrency 32. */
+  loadSeconds: Number(process.env.BENCH_LOAD_SECONDS ?? 5),
+  concurrency: 32,
+} as const;
