@@ -36,11 +36,12 @@ async function freshDatabase(adminUrl: string, url: string): Promise<void> {
 }
 
 /**
- * Times `domain-index import` of a feed file end to end (process start to exit) into an empty
- * database, sampling the process's resident memory every 50 ms for its peak.
+ * Times `domain-index import` of a feed file end to end (process start to exit), into an empty
+ * database (`fresh`) or over the batch already there, sampling the process's resident memory
+ * every 50 ms for its peak.
  */
-export async function measureImport(adminUrl: string, url: string, file: string, rows: number): Promise<ImportResult> {
-  await freshDatabase(adminUrl, url);
+export async function measureImport(adminUrl: string, url: string, file: string, rows: number, fresh = true): Promise<ImportResult> {
+  if (fresh) await freshDatabase(adminUrl, url);
   const started = performance.now();
   const child = spawn(process.execPath, [CLI, 'import', '--source', 'bidhaus', file], {
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },

@@ -138,6 +138,8 @@ await writeFeed(feedSmall, 250_000);
 await writeFeed(feedLarge, 1_000_000);
 const importSmall = await measureImport(BENCH.databaseUrl, BENCH.importDatabaseUrl, feedSmall, 250_000);
 const importLarge = await measureImport(BENCH.databaseUrl, BENCH.importDatabaseUrl, feedLarge, 1_000_000);
+// The steady state of a sync: the same source again, most rows unchanged.
+const importAgain = await measureImport(BENCH.databaseUrl, BENCH.importDatabaseUrl, feedLarge, 1_000_000, false);
 
 // The embedded default: a fresh data directory, demo data, every shape once more.
 log('embedded (PGlite)...');
@@ -168,7 +170,7 @@ const results: Results = {
   lookup: { existing: lookupExisting, missing: lookupMissing },
   stats: { coldApiMs: Math.round(statsColdApi), coldFloorMs: Math.round(statsColdFloor), warm: statsWarm },
   apiPeakRssMiB: Math.round(apiPeakRss),
-  import: { small: importSmall, large: importLarge },
+  import: { small: importSmall, large: importLarge, again: importAgain },
   pglite,
 };
 writeFileSync(join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
