@@ -18,7 +18,7 @@ let out = '';
 for (const shape of SEARCH_SHAPES) {
   if (only !== undefined && !shape.name.includes(only)) continue;
   const q = searchQuerySchema.parse(shape.query ?? {});
-  const statement = pageQuery(database, searchConditions(q, new Date()), resolveOrdering(q), undefined, q.limit).toSQL();
+  const statement = pageQuery(database, searchConditions(q, new Date()), resolveOrdering(q), undefined, q.limit, new Date()).toSQL();
   const rows = await client.unsafe(`explain (analyze, buffers) ${statement.sql}`, statement.params as never[]);
   out += `== ${shape.name}\n${rows.map((row) => String(row['QUERY PLAN'])).join('\n')}\n\n`;
 }

@@ -99,7 +99,8 @@ async function measureShape(shape: Shape, path: string, statements: Statement[],
 function searchStatements(query: Record<string, string>, after?: CursorPosition): Statement[] {
   const q = searchQuerySchema.parse(query);
   const ordering = resolveOrdering(q);
-  return [toStatement(pageQuery(database, searchConditions(q, new Date()), ordering, after, q.limit))];
+  const now = new Date();
+  return [toStatement(pageQuery(database, searchConditions(q, now), ordering, after, q.limit, now))];
 }
 
 const shapes: ShapeResult[] = [];

@@ -46,7 +46,7 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
     const { limit } = query;
     const [rows, total] = await orQueryFailed(() =>
       Promise.all([
-        pageQuery(deps.database, where, ordering, after, limit),
+        pageQuery(deps.database, where, ordering, after, limit, now),
         count(filtersFingerprint(query), where, now.getTime()),
       ]),
     );

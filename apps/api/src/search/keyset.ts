@@ -38,3 +38,13 @@ export function afterPosition(ordering: Ordering, after: CursorPosition): SQL {
     : sql`${after.key ?? 0}::int4`;
   return sql`(${key}, ${listings.domainName}, ${listings.id}) > (${value}, ${after.name}, ${after.id}::int8)`;
 }
+
+/**
+ * For auction_end_time ascending, the rows that ended sit at the start of the index: the
+ * not-ended rule restated on the key (NULL is +Infinity, so no end time still qualifies) lets
+ * the scan start after them instead of reading and discarding every ended row first.
+ */
+export function skipEnded(ordering: Ordering, now: Date): SQL | undefined {
+  if (ordering.sort !== 'auction_end_time' || ordering.order !== 'asc' || ordering.keySql === null) return undefined;
+  return sql`${sql.raw(ordering.keySql)} > ${now.getTime() / 1000}::float8`;
+}

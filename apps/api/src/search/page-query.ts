@@ -1,6 +1,6 @@
 import { and, getTableColumns, listings, type Database, type SQL } from '@domain-index/db';
 import type { CursorPosition } from './cursor';
-import { afterPosition, orderBy, sortKeySelection } from './keyset';
+import { afterPosition, orderBy, skipEnded, sortKeySelection } from './keyset';
 import type { Ordering } from './ordering';
 
 /**
@@ -8,11 +8,18 @@ import type { Ordering } from './ordering';
  * than the page so that `has_more` is known. Returned unexecuted so the benchmark can send the
  * very same SQL straight to the database.
  */
-export function pageQuery(database: Database, where: SQL, ordering: Ordering, after: CursorPosition | undefined, limit: number) {
+export function pageQuery(
+  database: Database,
+  where: SQL,
+  ordering: Ordering,
+  after: CursorPosition | undefined,
+  limit: number,
+  now: Date,
+) {
   return database.db
     .select({ ...getTableColumns(listings), sortKey: sortKeySelection(ordering) })
     .from(listings)
-    .where(after === undefined ? where : and(where, afterPosition(ordering, after)))
+    .where(and(where, skipEnded(ordering, now), after === undefined ? undefined : afterPosition(ordering, after)))
     .orderBy(...orderBy(ordering))
     .limit(limit + 1);
 }
