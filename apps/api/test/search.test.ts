@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureIndex, fixtureClock, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
 import { identity, isOrdered, matches, type Params } from './support/oracle';
 import { search, walk } from './support/search-client';
-import { startApi, type RunningApi } from './support/start-api';
+import { LEAK, startApi, type RunningApi } from './support/start-api';
 
 const SORTS = ['domain_name', 'length', 'current_bid', 'auction_end_time', 'bid_count', 'buy_now_price', 'index_score'];
 
@@ -300,9 +300,7 @@ for (const { engine, skip } of testEngines()) {
       });
       it('never carries SQL, driver text or a stack in an error body', () => {
         expect(api.errorBodies.length).toBeGreaterThan(10);
-        for (const body of api.errorBodies) {
-          expect(body).not.toMatch(/select |from listings|syntax error|postgres|pglite|drizzle|\bat \S+\.(ts|js)|stack/i);
-        }
+        for (const body of api.errorBodies) expect(body).not.toMatch(LEAK);
       });
     });
   });

@@ -38,7 +38,7 @@ export async function importCommand(config: Config, file: string, options: Impor
   }
   const database = await openMigratedDatabase(config);
   try {
-    const progress = createProgress(`importing ${source.id}`, size, size === undefined ? 'bytes' : 'bytes');
+    const progress = createProgress(`importing ${source.id}`, size, 'bytes');
     let bytes = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {

@@ -35,6 +35,9 @@ export interface StartOptions {
   overrides?: Partial<AppDeps>;
 }
 
+/** What an error body must never contain: SQL, driver or library names, stack frames. */
+export const LEAK = /select |from listings|syntax error|relation "|postgres|pglite|drizzle|ECONNREFUSED|\bat \S+\.(ts|js)|stack/i;
+
 /** The plan of the suites' own keys. */
 export const TEST_PLAN = 'test-unmetered';
 
@@ -86,6 +89,9 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
       return raw(path, { ...init, headers });
     },
     async close() {
+      // Every error body any suite received through this helper is checked here, at close.
+      const leaked = errorBodies.filter((body) => LEAK.test(body));
+      if (leaked.length > 0) throw new Error(`error bodies leak internals:\n${leaked.join('\n')}`);
       server.closeAllConnections();
       await rateLimiter.close();
       await new Promise<void>((resolve) => {
