@@ -15,6 +15,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (error instanceof ApiError) {
+      // A 5xx's cause (driver text, a timeout) is for the operator's log, never the response.
+      if (error.status >= 500) {
+        logger.warn({ err: error.cause, code: error.code, requestId: res.locals.requestId, path: req.path }, 'request refused by a service fault');
+      }
       sendError(res, error);
       return;
     }

@@ -4,9 +4,14 @@ import { ApiError } from './api-error';
 
 const KEY_LIKE = new Set<string>(KEY_LIKE_PARAMS);
 
-/** The first query parameter whose name looks like an API key, if any (names compared lowercased). */
-export function keyLikeParam(query: object): string | undefined {
-  return Object.keys(query).find((name) => KEY_LIKE.has(name.toLowerCase()));
+/** Whether a query parameter's name looks like an API key (compared lowercased). */
+export function isKeyLikeParam(name: string): boolean {
+  return KEY_LIKE.has(name.toLowerCase());
+}
+
+/** The first query parameter whose name looks like an API key, if any. */
+function keyLikeParam(query: object): string | undefined {
+  return Object.keys(query).find(isKeyLikeParam);
 }
 
 /**

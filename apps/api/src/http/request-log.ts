@@ -1,9 +1,7 @@
-import { KEY_LIKE_PARAMS } from '@domain-index/contract';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger';
-
-const KEY_LIKE = new Set<string>(KEY_LIKE_PARAMS);
+import { isKeyLikeParam } from './reject-key-in-query';
 
 /** The URL with the value of any key-like parameter replaced: a key in a URL must not be logged. */
 export function redactUrl(url: string): string {
@@ -12,7 +10,7 @@ export function redactUrl(url: string): string {
   const params = new URLSearchParams(url.slice(queryStart + 1));
   let redacted = false;
   for (const name of new Set(params.keys())) {
-    if (KEY_LIKE.has(name.toLowerCase())) {
+    if (isKeyLikeParam(name)) {
       params.set(name, '[redacted]');
       redacted = true;
     }
