@@ -1,15 +1,24 @@
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
-import { listings, openDatabase, sql, type Database } from '@domain-index/db';
+import { eq, listings, openDatabase, sql, type Database } from '@domain-index/db';
 import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../src/clock';
 import { importBatch, type ImportSummary } from '../src/indexing/import-batch';
+import { lastCheckedAt } from '../src/listings/last-checked-at';
 import { auctionRecord, jsonlFeed } from './support/feeds';
 
 const source: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'alpha', format: 'jsonl' };
 const other: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'beta', format: 'jsonl' };
+
+/** The listings table's indexes as PostgreSQL would recreate them, and whether each is usable. */
+async function indexesOf(database: Database): Promise<string[]> {
+  const rows = await database.rows<{ definition: string; valid: boolean }>(sql`
+    select pg_get_indexdef(indexrelid) as definition, indisvalid as valid
+    from pg_index where indrelid = 'listings'::regclass order by 1`);
+  return rows.map((row) => `${row.definition}${row.valid ? '' : ' (INVALID)'}`);
+}
 
 async function namesOf(database: Database, sourceId: string): Promise<string[]> {
   const rows = await database.rows<{ domain_name: string }>(
@@ -66,15 +75,62 @@ for (const { engine, skip } of testEngines()) {
       expect(await namesOf(test.database, 'alpha')).toEqual(['bbb.com', 'ccc.com', 'ddd.com']);
       // another marketplace's rows are untouched
       expect(await namesOf(test.database, 'beta')).toEqual(['aaa.com']);
-      const rows = await test.database.rows<{ domain_name: string; updated_at: Date | string; last_checked_at: Date | string; current_bid: string | number }>(
-        sql`select domain_name, updated_at, last_checked_at, current_bid from listings where source = 'alpha' order by domain_name`,
-      );
-      const iso = (value: Date | string) => new Date(value).toISOString();
-      expect(rows.map((row) => [row.domain_name, iso(row.updated_at), iso(row.last_checked_at), Number(row.current_bid)])).toEqual([
+      // last_checked_at as the API reads it: every row of the batch was seen at its time
+      const rows = await test.database.db
+        .select({ name: listings.domainName, updatedAt: listings.updatedAt, lastCheckedAt, currentBid: listings.currentBid })
+        .from(listings)
+        .where(eq(listings.source, 'alpha'))
+        .orderBy(listings.domainName);
+      expect(rows.map((row) => [row.name, row.updatedAt.toISOString(), row.lastCheckedAt.toISOString(), row.currentBid])).toEqual([
         ['bbb.com', '2026-11-21T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 99],
         ['ccc.com', '2026-11-20T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 7],
         ['ddd.com', '2026-11-21T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 25],
       ]);
+      const [beta] = await test.database.db.select({ lastCheckedAt }).from(listings).where(eq(listings.source, 'beta'));
+      expect(beta?.lastCheckedAt.toISOString()).toBe('2026-11-20T00:00:00.000Z');
+    });
+
+    it('does not rewrite a listing the batch left unchanged', async () => {
+      await run(test.database, jsonlFeed([auctionRecord('same.com'), auctionRecord('moved.com', { current_bid: 5 })]));
+      const versions = async () =>
+        Object.fromEntries(
+          (await test.database.rows<{ domain_name: string; version: string }>(sql`select domain_name, xmin::text as version from listings`)).map(
+            (row) => [row.domain_name, row.version],
+          ),
+        );
+      const before = await versions();
+      await run(test.database, jsonlFeed([auctionRecord('same.com'), auctionRecord('moved.com', { current_bid: 6 })]));
+      const after = await versions();
+      expect(after['same.com']).toBe(before['same.com']);
+      expect(after['moved.com']).not.toBe(before['moved.com']);
+    });
+
+    it('loads an empty index with the bulk path and leaves every index as it was', async () => {
+      const indexes = await indexesOf(test.database);
+      expect(indexes.length).toBeGreaterThan(15);
+      const summary = await run(test.database, jsonlFeed(Array.from({ length: 500 }, (_, i) => auctionRecord(`bulk${i}.com`))));
+      expect(summary).toMatchObject({ outcome: 'applied', inserted: 500 });
+      expect(await indexesOf(test.database)).toEqual(indexes);
+      // the rebuilt trigram index answers a substring search
+      const [found] = await test.database.rows<{ n: number }>(sql`select count(*)::int as n from listings where domain_name like '%lk49%'`);
+      expect(found?.n).toBe(11);
+    });
+
+    it('keeps the empty index and all its indexes when a first load fails inside the switch', async () => {
+      const indexes = await indexesOf(test.database);
+      // a fault inside the switch transaction, after the indexes were dropped
+      await test.database.db.execute(sql`
+        create function fail_on_boom() returns trigger language plpgsql as $$
+        begin if new.domain_name = 'boom.com' then raise exception 'injected fault'; end if; return new; end $$`);
+      await test.database.db.execute(sql`create trigger fail_on_boom before insert on listings for each row execute function fail_on_boom()`);
+      try {
+        await expect(run(test.database, jsonlFeed([auctionRecord('aaa.com'), auctionRecord('boom.com')]))).rejects.toThrow();
+      } finally {
+        await test.database.db.execute(sql`drop trigger fail_on_boom on listings`);
+        await test.database.db.execute(sql`drop function fail_on_boom()`);
+      }
+      expect(await namesOf(test.database, 'alpha')).toEqual([]);
+      expect(await indexesOf(test.database)).toEqual(indexes);
     });
 
     it('reports malformed lines with line and reason and skips them', async () => {

@@ -16,9 +16,7 @@ function listing(domainName: string, source: string, extra: Partial<typeof listi
     hasNumbers: false,
     wordCount: 1,
     indexScore: 40,
-    lastCheckedAt: now,
     updatedAt: now,
-    contentHash: 'h',
     ...extra,
   };
 }
@@ -65,7 +63,7 @@ for (const { engine, skip } of testEngines()) {
       const [row] = await db.select().from(listings).where(eq(listings.domainName, 'example.com'));
       expect(row?.currentBid).toBe(120.5);
       expect(row?.auctionEndTime?.toISOString()).toBe('2026-11-22T10:00:00.999Z');
-      expect(row?.lastCheckedAt.toISOString()).toBe('2026-11-21T07:04:00.123Z');
+      expect(row?.updatedAt.toISOString()).toBe('2026-11-21T07:04:00.123Z');
       expect(row?.seoaDr).toBe(31.5);
       // the internal generated column holds the greatest of the three providers' counts
       expect(row?.maxBacklinks).toBe(3_000_000_000);

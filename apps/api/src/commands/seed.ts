@@ -1,4 +1,3 @@
-import { sql } from '@domain-index/db';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { seedIndex } from '../indexing/seed-index';
@@ -25,7 +24,6 @@ export async function seedCommand(config: Config, options: { rows: number; seed:
       },
     });
     progress.stop();
-    await database.db.execute(sql`analyze listings`);
     const seconds = (performance.now() - started) / 1000;
     for (const summary of summaries) process.stdout.write(`${formatSummary(summary)}\n`);
     const rows = summaries.reduce((sum, s) => sum + s.rowsRead, 0);

@@ -1,6 +1,7 @@
 /**
  * The columns an import writes, with their SQL types: the staging table and the switch are
- * both generated from this one list. `id` and `max_backlinks` are the database's own.
+ * both generated from this one list. `id`, `max_backlinks` and
+ * `updated_at` are the database's or the switch's own.
  */
 export const LISTING_COLUMNS = [
   ['domain_name', 'text'],
@@ -36,7 +37,6 @@ export const LISTING_COLUMNS = [
   ['rankingb_ranking', 'integer'],
   ['last_sold_price', 'numeric(14,2)'],
   ['last_sold_year', 'smallint'],
-  ['content_hash', 'text'],
 ] as const;
 
 /** A column an import writes. */

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Database } from '@domain-index/db';
-import { seedRecords, type SourceConfig } from '@domain-index/indexer';
+import { seedRecords, type FeedItem, type SourceConfig } from '@domain-index/indexer';
 import type { Clock } from '../clock';
-import { importBatch, type ImportSummary } from './import-batch';
+import { importBatches, type ImportSummary } from './import-batch';
 
 export interface SeedOptions {
   database: Database;
@@ -15,19 +15,29 @@ export interface SeedOptions {
   onProgress?: (generated: number) => void;
 }
 
+/** Records queued per marketplace before the generator waits for its import to catch up. */
+const QUEUED_RECORDS = 4_000;
+
 /**
  * Fills the index with deterministic synthetic listings through the real import path: one
- * generator pass feeds one JSONL stream per marketplace, each consumed by its own import
- * batch, so the seed exercises exactly what a sync does.
+ * generator pass feeds one record stream per marketplace, each validated, derived and staged
+ * by its own batch, and the five batches are switched in together. The records skip only the
+ * feed's text framing (JSON lines), which the import tests cover on their own.
  */
 export async function seedIndex(options: SeedOptions): Promise<ImportSummary[]> {
   const { database, sources, clock } = options;
-  const streams = new Map(sources.map((source) => [source.id, new PassThrough({ highWaterMark: 256 * 1024 })]));
-  const imports = sources.map((source) =>
-    importBatch({ database, source: { ...source, format: 'jsonl' }, input: streams.get(source.id)!, clock }),
-  );
-  // A failed import must not leave the generator blocked on a stream nobody reads.
-  const failed = Promise.race(imports.map((run) => run.then(() => new Promise<never>(() => undefined))));
+  const streams = new Map(sources.map((source) => [source.id, new PassThrough({ objectMode: true, highWaterMark: QUEUED_RECORDS })]));
+  const lines = new Map(sources.map((source) => [source.id, 0]));
+  const imports = importBatches({
+    database,
+    clock,
+    batches: sources.map((source) => ({ source, records: streams.get(source.id)! as AsyncIterable<FeedItem> })),
+  });
+  // A batch that fails stops reading (its stream is destroyed): the generator must not wait on
+  // it, and must end the others' streams so that every batch settles and the failure surfaces.
+  let consumerStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (consumerStopped = resolve));
+  for (const stream of streams.values()) stream.once('close', () => consumerStopped());
   try {
     let generated = 0;
     for (const { source, record } of seedRecords({
@@ -36,8 +46,11 @@ export async function seedIndex(options: SeedOptions): Promise<ImportSummary[]> 
       sources: sources.map((s) => s.id),
       now: clock.now(),
     })) {
+      const line = lines.get(source)! + 1;
+      lines.set(source, line);
       const stream = streams.get(source)!;
-      if (!stream.write(`${JSON.stringify(record)}\n`)) await Promise.race([once(stream, 'drain'), failed]);
+      if (stream.destroyed) break;
+      if (!stream.write({ line, record } satisfies FeedItem)) await Promise.race([once(stream, 'drain'), stopped]);
       generated += 1;
       if (generated % 10_000 === 0) options.onProgress?.(generated);
     }
@@ -45,5 +58,5 @@ export async function seedIndex(options: SeedOptions): Promise<ImportSummary[]> 
   } finally {
     for (const stream of streams.values()) stream.end();
   }
-  return Promise.all(imports);
+  return imports;
 }

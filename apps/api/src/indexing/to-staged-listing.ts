@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { indexScore, normaliseDomainName, wordCount, type FeedRow } from '@domain-index/indexer';
 import type { StagedListing } from './listing-columns';
 
@@ -7,8 +6,7 @@ export type StagedResult = { ok: true; listing: StagedListing } | { ok: false; r
 
 /**
  * Computes the derived fields of a validated feed row (normalised name, suffix, length,
- * hyphens, digits, word_count, index_score) and the hash of everything the feed said, so the
- * switch can tell a changed listing from one merely seen again.
+ * hyphens, digits, word_count, index_score).
  */
 export function toStagedListing(row: FeedRow, source: string): StagedResult {
   const name = normaliseDomainName(row.domainName);
@@ -49,8 +47,6 @@ export function toStagedListing(row: FeedRow, source: string): StagedResult {
     rankingb_ranking: row.rankingbRanking,
     last_sold_price: row.lastSoldPrice,
     last_sold_year: row.lastSoldYear,
-    content_hash: '',
   };
-  listing.content_hash = createHash('sha1').update(JSON.stringify(Object.values(listing))).digest('base64url');
   return { ok: true, listing };
 }

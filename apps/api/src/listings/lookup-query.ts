@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, listings, sql, type Database } from '@domain-index/db';
+import { and, asc, desc, eq, getTableColumns, listings, sql, type Database } from '@domain-index/db';
+import { lastCheckedAt } from './last-checked-at';
 import { notEnded } from './not-ended';
 
 /**
@@ -11,9 +12,9 @@ const statusPreference = sql`case ${listings.status} when 'auction' then 0 when 
 /** The statement of a lookup, unexecuted (the benchmark sends the same SQL directly). */
 export function lookupQuery(database: Database, domainName: string, now: Date) {
   return database.db
-    .select()
+    .select({ ...getTableColumns(listings), lastCheckedAt })
     .from(listings)
     .where(and(eq(listings.domainName, domainName), notEnded(now)))
-    .orderBy(statusPreference, desc(listings.lastCheckedAt), asc(listings.source))
+    .orderBy(statusPreference, desc(lastCheckedAt), asc(listings.source))
     .limit(1);
 }

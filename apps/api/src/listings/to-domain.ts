@@ -1,10 +1,13 @@
 import type { Domain } from '@domain-index/contract';
 import type { ListingRow } from '@domain-index/db';
 
+/** A listing row with the time its source's batch was applied (see last-checked-at.ts). */
+export type CheckedListingRow = ListingRow & { lastCheckedAt: Date };
+
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
 /** The public domain object of a listing row: the 35 fields, internal columns left out. */
-export function toDomain(row: ListingRow): Domain {
+export function toDomain(row: CheckedListingRow): Domain {
   return {
     domain_name: row.domainName,
     tld: row.tld,

@@ -1,4 +1,5 @@
 import { and, getTableColumns, listings, type Database, type SQL } from '@domain-index/db';
+import { lastCheckedAt } from '../listings/last-checked-at';
 import type { CursorPosition } from './cursor';
 import { afterPosition, orderBy, skipEnded, sortKeySelection } from './keyset';
 import type { Ordering } from './ordering';
@@ -17,7 +18,7 @@ export function pageQuery(
   now: Date,
 ) {
   return database.db
-    .select({ ...getTableColumns(listings), sortKey: sortKeySelection(ordering) })
+    .select({ ...getTableColumns(listings), lastCheckedAt, sortKey: sortKeySelection(ordering) })
     .from(listings)
     .where(and(where, skipEnded(ordering, now), after === undefined ? undefined : afterPosition(ordering, after)))
     .orderBy(...orderBy(ordering))

@@ -29,8 +29,11 @@ const money = (name: string) => numeric(name, { precision: 14, scale: 2, mode: '
 const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
 
 /**
- * One listing of one domain on one marketplace. The 35 public fields of the domain object,
- * plus internal columns (`id`, `max_backlinks`, `content_hash`) that never reach a response.
+ * One listing of one domain on one marketplace: 34 of the 35 public fields of the domain
+ * object, plus internal columns (`id`, `max_backlinks`) that never reach a response. The 35th,
+ * `last_checked_at`, is the time of the source's latest batch (`source_batches`): a batch is the
+ * source's complete listing set, so every row of it was seen then, and an unchanged row is not
+ * rewritten by a sync.
  */
 export const listings = pgTable(
   'listings',
@@ -69,14 +72,11 @@ export const listings = pgTable(
     rankingbRanking: integer('rankingb_ranking'),
     lastSoldPrice: money('last_sold_price'),
     lastSoldYear: smallint('last_sold_year'),
-    lastCheckedAt: instant('last_checked_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
     /** Greatest of the three providers' backlink counts: what `min_backlinks` filters on. */
     maxBacklinks: bigint('max_backlinks', { mode: 'number' }).generatedAlwaysAs(
       sql`greatest(seoa_backlinks, seob_backlinks, seoc_backlinks)`,
     ),
-    /** Hash of the feed-provided values: an import rewrites a row only when it changed. */
-    contentHash: text('content_hash').notNull(),
   },
   (t) => [
     // One row per name per marketplace; the import upserts on it.

@@ -1,0 +1,119 @@
+import { resultRows, sql, type Database } from '@domain-index/db';
+import { columnNames } from './stage-batch';
+import { LISTING_COLUMNS } from './listing-columns';
+
+/** What switching one source's batch did to the index. */
+export interface SwitchCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+}
+
+/** One staged batch to switch in: the source and its staging table. */
+export interface StagedSource {
+  sourceId: string;
+  table: string;
+}
+
+type Transaction = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
+
+/** The columns a batch can change: all but the conflict key (source, domain_name). */
+const valueColumns = LISTING_COLUMNS.map(([name]) => name).filter((name) => name !== 'domain_name' && name !== 'source');
+const updateSet = valueColumns.map((name) => `"${name}" = excluded."${name}"`).join(', ');
+/** The row's values as one record, so `is distinct from` compares them all, NULLs included. */
+const valuesOf = (alias: string) => sql.raw(`(${valueColumns.map((name) => `${alias}."${name}"`).join(', ')})`);
+
+/**
+ * Makes each source's rows exactly its staged rows, all in one transaction: readers see the old
+ * sets or the new sets, never a mix and never none. Advisory locks, taken in a fixed order,
+ * serialise switches of one source across processes.
+ *
+ * A first load into an empty index takes the bulk path: the secondary indexes are dropped and
+ * built again once the rows are in, which is about three times faster than entering every row
+ * into seventeen btrees and two GIN indexes (200,000 rows: 5.6 s of index builds against
+ * 14.5 s of index maintenance). The table is locked for the transaction, which costs readers
+ * nothing while it is empty; a rollback restores the indexes with everything else.
+ */
+export async function switchBatches(database: Database, batches: readonly StagedSource[], now: Date): Promise<SwitchCounts[]> {
+  const at = now.toISOString();
+  return database.db.transaction(async (tx) => {
+    for (const sourceId of batches.map((batch) => batch.sourceId).sort()) {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`domain-index:switch:${sourceId}`}))`);
+    }
+    const deferredIndexes = await dropIndexesIfEmpty(tx, database.kind);
+    const counts: SwitchCounts[] = [];
+    for (const batch of batches) counts.push(await switchSource(tx, batch, at));
+    for (const definition of deferredIndexes) await tx.execute(sql.raw(definition));
+    return counts;
+  });
+}
+
+async function switchSource(tx: Transaction, { sourceId, table }: StagedSource, at: string): Promise<SwitchCounts> {
+  const staging = sql.identifier(table);
+  const [counts] = resultRows<{ inserted: number; updated: number; unchanged: number }>(
+    await tx.execute(sql`
+      select count(*) filter (where l.id is null)::int as inserted,
+             count(*) filter (where l.id is not null and ${valuesOf('l')} is distinct from ${valuesOf('s')})::int as updated,
+             count(*) filter (where l.id is not null and ${valuesOf('l')} is not distinct from ${valuesOf('s')})::int as unchanged
+      from ${staging} s
+      left join listings l on l.source = ${sourceId} and l.domain_name = s.domain_name`),
+  );
+  const [removed] = resultRows<{ removed: number }>(
+    await tx.execute(sql`
+      with gone as (
+        delete from listings l
+        where l.source = ${sourceId}
+          and not exists (select 1 from ${staging} s where s.domain_name = l.domain_name)
+        returning 1
+      )
+      select count(*)::int as removed from gone`),
+  );
+  // An unchanged row is not written at all: a steady-state sync costs its changes only.
+  // In name order: most sort indexes are (key, domain_name, id) over a key with few distinct
+  // values, so each key's insertion point then moves forward through pages already in memory.
+  await tx.execute(sql`
+    insert into listings (${sql.raw(columnNames)}, updated_at)
+    select ${sql.raw(columnNames)}, ${at}::timestamptz from ${staging}
+    order by domain_name
+    on conflict (source, domain_name) do update set ${sql.raw(updateSet)}, updated_at = excluded.updated_at
+    where ${valuesOf('listings')} is distinct from ${valuesOf('excluded')}`);
+  // Every row of the source was seen in this batch: this is their last_checked_at.
+  await tx.execute(sql`
+    insert into source_batches (source, applied_at) values (${sourceId}, ${at}::timestamptz)
+    on conflict (source) do update set applied_at = excluded.applied_at`);
+  return {
+    inserted: counts?.inserted ?? 0,
+    updated: counts?.updated ?? 0,
+    unchanged: counts?.unchanged ?? 0,
+    removed: removed?.removed ?? 0,
+  };
+}
+
+/**
+ * When the listings table is empty, locks it, drops its secondary indexes and returns their
+ * definitions to run again after the load. The unique (source, domain_name) index stays: the
+ * load's upsert needs it. Returns nothing to rebuild when the table holds rows.
+ */
+async function dropIndexesIfEmpty(tx: Transaction, kind: Database['kind']): Promise<string[]> {
+  const isEmpty = async () =>
+    resultRows<{ empty: boolean }>(await tx.execute(sql`select not exists (select 1 from listings) as empty`))[0]?.empty === true;
+  if (!(await isEmpty())) return [];
+  await tx.execute(sql`lock table listings in access exclusive mode`);
+  // another process may have loaded rows between the check and the lock
+  if (!(await isEmpty())) return [];
+  const indexes = resultRows<{ name: string; definition: string }>(
+    await tx.execute(sql`
+      select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
+      from pg_index i
+      where i.indrelid = 'listings'::regclass and not i.indisunique and not i.indisprimary`),
+  );
+  for (const index of indexes) await tx.execute(sql.raw(`drop index ${index.name}`));
+  // GIN builds sort their keys in memory; PostgreSQL's 64 MB default makes them spill to disk.
+  if (kind === 'postgres') {
+    await tx.execute(sql`
+      select set_config('maintenance_work_mem', '512MB', true)
+      where pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes('512MB')`);
+  }
+  return indexes.map((index) => index.definition);
+}
