@@ -32,12 +32,27 @@ export function runCli(args: string[], env: Record<string, string>): Promise<str
   });
 }
 
+/** Creates the database of a URL when the server does not have it yet (a new machine). */
+export async function ensureDatabaseExists(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  const adminUrl = new URL(url);
+  adminUrl.pathname = '/postgres';
+  const admin = await openDatabase({ databaseUrl: adminUrl.toString(), maxConnections: 1 });
+  try {
+    const [found] = await admin.rows<{ n: number }>(sql`select count(*)::int as n from pg_database where datname = ${name}`);
+    if (found?.n === 0) await admin.rows(sql.raw(`create database "${name.replaceAll('"', '""')}"`));
+  } finally {
+    await admin.close();
+  }
+}
+
 /**
  * The benchmark's listings: reused when the database already holds them (same fingerprint and
  * row count), else seeded through `domain-index seed`, timed.
  */
 export async function ensureDataset(url: string, rows: number, seed: number): Promise<Dataset> {
   const fingerprint = fingerprintOf(rows, seed);
+  await ensureDatabaseExists(url);
   const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
   try {
     await migrateDatabase(database);
@@ -48,7 +63,7 @@ export async function ensureDataset(url: string, rows: number, seed: number): Pr
       return { rows, listings: Number(meta.listings), fingerprint, reused: true, seedSeconds: meta.seconds, seedRowsPerSecond: rows / meta.seconds };
     }
     process.stderr.write(`seeding ${rows} listings into ${new URL(url).pathname} (this takes minutes)...\n`);
-    await database.rows(sql`truncate listings, source_syncs, bench_meta`);
+    await database.rows(sql`truncate listings, source_syncs, source_batches, bench_meta`);
     const started = performance.now();
     await runCli(['seed', '--rows', String(rows), '--seed', String(seed)], { DATABASE_URL: url, LOG_LEVEL: 'warn' });
     const seconds = (performance.now() - started) / 1000;

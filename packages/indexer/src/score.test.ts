@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { indexScore, SCORE_WEIGHTS } from './score';
+import { indexScore, indexScoreOf, SCORE_WEIGHTS } from './score';
 import type { ScoreInputs } from './score';
 
 const AUTHORITY_KEYS = [
@@ -230,6 +230,15 @@ describe('indexScore', () => {
     fc.assert(
       fc.property(inputs, improve, (i, better) => {
         expect(indexScore(better(i))).toBeGreaterThanOrEqual(indexScore(i));
+      }),
+    );
+  });
+
+  it('scores a name and its listing given apart exactly as the same inputs given together', () => {
+    fc.assert(
+      fc.property(inputs, (i) => {
+        const { length, hasHyphens, hasNumbers, tld, ...listing } = i;
+        expect(indexScoreOf({ length, hasHyphens, hasNumbers, tld }, listing)).toBe(indexScore(i));
       }),
     );
   });

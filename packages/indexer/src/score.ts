@@ -158,7 +158,7 @@ function trafficRankShare(...ranks: (number | null)[]): number {
   return unit(1 - Math.log10(best) / Math.log10(TRAFFIC_RANK_ZERO_AT));
 }
 
-function authorityPoints(i: ScoreInputs): number {
+function authorityPoints(i: ListingScoreInputs): number {
   const bestRating = Math.max(
     rating(i.seoaDr, RATING_SCALE),
     rating(i.seobTf, RATING_SCALE),
@@ -185,12 +185,26 @@ function authorityPoints(i: ScoreInputs): number {
  * input, so the score is too. Without any authority metric the score is at most 70.
  */
 export function indexScore(i: ScoreInputs): number {
+  return indexScoreOf(i, i);
+}
+
+/** The inputs that come from the name itself (a normalised name carries them). */
+export type NameScoreInputs = Pick<ScoreInputs, 'length' | 'hasHyphens' | 'hasNumbers' | 'tld'>;
+/** The inputs that come from the listing: age, marketplace activity, authority (a feed row carries them). */
+export type ListingScoreInputs = Omit<ScoreInputs, keyof NameScoreInputs>;
+
+/**
+ * `indexScore` with its inputs in the two objects the indexer already holds, so that a feed
+ * row and its normalised name are read as they are: merging them into one object cost more
+ * than the score itself (21 us against 5 us per row).
+ */
+export function indexScoreOf(name: NameScoreInputs, listing: ListingScoreInputs): number {
   const total =
-    lengthPoints(i.length) +
-    cleanCharacterPoints(i.hasHyphens, i.hasNumbers) +
-    suffixPoints(i.tld) +
-    SCORE_WEIGHTS.age * logShare(i.domainAge, AGE_SATURATION_YEARS) +
-    marketplacePoints(i.bidCount, i.currentBid) +
-    authorityPoints(i);
+    lengthPoints(name.length) +
+    cleanCharacterPoints(name.hasHyphens, name.hasNumbers) +
+    suffixPoints(name.tld) +
+    SCORE_WEIGHTS.age * logShare(listing.domainAge, AGE_SATURATION_YEARS) +
+    marketplacePoints(listing.bidCount, listing.currentBid) +
+    authorityPoints(listing);
   return Math.round(Math.min(100, Math.max(0, total)));
 }

@@ -20,13 +20,27 @@ export interface KeyListing {
   revokedReason: string | null;
 }
 
-/** Looks a presented key up by its hash; undefined when no such key exists. */
-export async function findKey(database: Database, key: string): Promise<StoredKey | undefined> {
-  const [row] = await database.db
+function prepareFindKey(database: Database) {
+  return database.db
     .select({ id: apiKeys.id, planId: apiKeys.planId, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
-    .where(eq(apiKeys.keyHash, hashApiKey(key)))
-    .limit(1);
+    .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
+    .limit(1)
+    .prepare('find_api_key');
+}
+const findKeyStatements = new WeakMap<Database, ReturnType<typeof prepareFindKey>>();
+
+/**
+ * Looks a presented key up by its hash; undefined when no such key exists. It runs on every
+ * request (a revocation applies on the next one), so the statement is prepared once per database.
+ */
+export async function findKey(database: Database, key: string): Promise<StoredKey | undefined> {
+  let statement = findKeyStatements.get(database);
+  if (statement === undefined) {
+    statement = prepareFindKey(database);
+    findKeyStatements.set(database, statement);
+  }
+  const [row] = await statement.execute({ hash: hashApiKey(key) });
   return row === undefined ? undefined : { id: row.id, planId: row.planId, revoked: row.revokedAt !== null };
 }
 

@@ -1,4 +1,4 @@
-import { indexScore, normaliseDomainName, wordCount, type FeedRow } from '@domain-index/indexer';
+import { indexScoreOf, normaliseDomainName, wordCount, type FeedRow } from '@domain-index/indexer';
 import type { StagedListing } from './listing-columns';
 
 /** A feed row turned into an index row, or the reason it cannot be one. */
@@ -21,8 +21,7 @@ export function toStagedListing(row: FeedRow, source: string): StagedResult {
     has_hyphens: value.hasHyphens,
     has_numbers: value.hasNumbers,
     word_count: wordCount(value.brand),
-    // The feed row carries every score input under the same name; the name adds the rest.
-    index_score: indexScore({ ...row, length: value.length, hasHyphens: value.hasHyphens, hasNumbers: value.hasNumbers, tld: value.tld }),
+    index_score: indexScoreOf(value, row),
     current_bid: row.currentBid,
     start_price: row.startPrice,
     buy_now_price: row.buyNowPrice,

@@ -5,7 +5,7 @@ import type { AppDeps } from '../app';
 import { ApiError } from '../http/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
-import { lookupQuery } from '../listings/lookup-query';
+import { findListing } from '../listings/lookup-query';
 import { toDomain } from '../listings/to-domain';
 
 /** GET /api/v1/domains/{domain}: one listed domain, only lowercased, never converted. */
@@ -16,7 +16,7 @@ export function lookupRoute(deps: AppDeps): AppRouteImplementation<Contract['get
       throw new ApiError('invalid_domain', `${params.domain.toLowerCase()} is not a valid domain name`);
     }
     const now = deps.clock.now();
-    const [row] = await orQueryFailed(() => lookupQuery(deps.database, name.domainName, now));
+    const [row] = await orQueryFailed(() => findListing(deps.database, name.domainName, now));
     if (row === undefined) {
       throw new ApiError('domain_not_found', `${name.domainName} is not currently listed on any supported marketplace`);
     }
