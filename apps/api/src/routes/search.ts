@@ -10,6 +10,7 @@ import { CountCache, countMatches } from '../search/count';
 import { filtersFingerprint, fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
 import { searchConditions } from '../search/filters';
 import { pageQuery } from '../search/page-query';
+import { pageStrategy } from '../search/page-strategy';
 import { resolveOrdering } from '../search/ordering';
 
 /**
@@ -44,12 +45,16 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
     }
     const where = searchConditions(query, now);
     const { limit } = query;
-    const [rows, total] = await orQueryFailed(() =>
-      Promise.all([
-        pageQuery(deps.database, where, ordering, after, limit, now),
-        count(filtersFingerprint(query), where, now.getTime()),
-      ]),
-    );
+    const countKey = filtersFingerprint(query);
+    const [rows, total] = await orQueryFailed(async () => {
+      // With search terms the count decides how the page is found, so it comes first (it is
+      // cached, and small when it matters); otherwise both run at once.
+      if ((query.search?.length ?? 0) > 0) {
+        const counted = await count(countKey, where, now.getTime());
+        return [await pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, counted)), counted] as const;
+      }
+      return Promise.all([pageQuery(deps.database, where, ordering, after, limit, now), count(countKey, where, now.getTime())]);
+    });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const last = page.at(-1);
