@@ -23,8 +23,9 @@ for (const shape of SEARCH_SHAPES) {
   const now = new Date();
   const where = searchConditions(q, now);
   // the same strategy the API picks, from the count it reports (100 ms: the API's default budget)
-  const strategy = pageStrategy(q, await countMatches(database, where, 100));
-  const statement = pageQuery(database, where, resolveOrdering(q), undefined, q.limit, now, strategy).toSQL();
+  const ordering = resolveOrdering(q);
+  const strategy = pageStrategy(q, ordering, await countMatches(database, where, 100));
+  const statement = pageQuery(database, where, ordering, undefined, q.limit, now, strategy).toSQL();
   const rows = await client.unsafe(`explain (analyze, buffers) ${statement.sql}`, statement.params as never[]);
   out += `== ${shape.name} [${strategy}]\n${rows.map((row) => String(row['QUERY PLAN'])).join('\n')}\n\n`;
 }

@@ -107,7 +107,7 @@ async function searchStatements(query: Record<string, string>, after?: CursorPos
   const ordering = resolveOrdering(q);
   const now = new Date();
   const where = searchConditions(q, now);
-  const strategy = pageStrategy(q, await countMatches(database, where, COUNT_BUDGET_MS));
+  const strategy = pageStrategy(q, ordering, await countMatches(database, where, COUNT_BUDGET_MS));
   return [toStatement(pageQuery(database, where, ordering, after, q.limit, now, strategy))];
 }
 

@@ -10,6 +10,7 @@ import type { Domain } from '@domain-index/contract';
 import { searchConditions } from '../src/search/filters';
 import { resolveOrdering } from '../src/search/ordering';
 import { pageQuery } from '../src/search/page-query';
+import type { PageStrategy } from '../src/search/page-strategy';
 
 const SORTS = ['domain_name', 'length', 'current_bid', 'auction_end_time', 'bid_count', 'buy_now_price', 'index_score'] as const;
 
@@ -74,9 +75,9 @@ for (const { engine, skip } of testEngines()) {
       );
     });
 
-    it('finds the same pages by walking the sort order and by collecting the matches', async () => {
-      // The API walks when matches are many and collects when they are few (page-strategy.ts);
-      // the fixture is small, so both are run here directly, on every combination of status,
+    it('finds the same pages by walking the sort order, by walking for ids first and by collecting the matches', async () => {
+      // The API picks one way per query (page-strategy.ts); the fixture is small, so all three
+      // are run here directly, on every combination of status,
       // ordering and term, with pages small enough that most results span several pages.
       type After = { key: number | null; name: string; id: number };
       const database = api.test.database;
@@ -89,17 +90,22 @@ for (const { engine, skip } of testEngines()) {
               const q = searchQuerySchema.parse({ status, sort, order, search, limit: '10' });
               const ordering = resolveOrdering(q);
               const where = searchConditions(q, now);
-              const page = async (strategy: 'walk' | 'collect', after?: After) =>
+              const page = async (strategy: PageStrategy, after?: After) =>
                 (await pageQuery(database, where, ordering, after, q.limit, now, strategy)).map((row) => ({
                   id: row.id,
                   name: row.domainName,
                   key: row.sortKey !== null && Number.isFinite(row.sortKey) ? row.sortKey : null,
                 }));
               const walked = await page('walk');
+              expect(await page('ids-first'), JSON.stringify(q)).toEqual(walked);
               expect(await page('collect'), JSON.stringify(q)).toEqual(walked);
               // and from a cursor in the middle of that page
               const middle = walked[Math.floor(walked.length / 2)];
-              if (middle !== undefined) expect(await page('collect', middle), JSON.stringify(q)).toEqual(await page('walk', middle));
+              if (middle !== undefined) {
+                const next = await page('walk', middle);
+                expect(await page('ids-first', middle), JSON.stringify(q)).toEqual(next);
+                expect(await page('collect', middle), JSON.stringify(q)).toEqual(next);
+              }
               if (walked.length > q.limit) morePagesThanOne += 1;
             }
           }

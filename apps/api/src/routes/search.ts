@@ -47,13 +47,16 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
     const { limit } = query;
     const countKey = filtersFingerprint(query);
     const [rows, total] = await orQueryFailed(async () => {
-      // With search terms the count decides how the page is found, so it comes first (it is
-      // cached, and small when it matters); otherwise both run at once.
-      if ((query.search?.length ?? 0) > 0) {
-        const counted = await count(countKey, where, now.getTime());
-        return [await pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, counted)), counted] as const;
+      if ((query.search?.length ?? 0) === 0) {
+        return Promise.all([
+          pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering)),
+          count(countKey, where, now.getTime()),
+        ]);
       }
-      return Promise.all([pageQuery(deps.database, where, ordering, after, limit, now), count(countKey, where, now.getTime())]);
+      // With search terms the count decides how the page is found, so it comes first (it is
+      // cached for 30 s, and cheap exactly when it decides for collecting).
+      const counted = await count(countKey, where, now.getTime());
+      return [await pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering, counted)), counted] as const;
     });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
