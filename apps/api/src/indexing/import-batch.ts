@@ -105,7 +105,10 @@ export async function importBatches(
       );
       accepted.forEach(({ summary }, i) => Object.assign(summary, counts[i], { outcome: 'applied' }));
       const changed = counts.reduce((sum, c) => sum + c.inserted + c.removed, 0);
-      if (changed > ANALYZE_AFTER_ROWS) await database.db.execute(sql`vacuum (analyze) listings`);
+      if (changed > ANALYZE_AFTER_ROWS) {
+        // The batch is applied whatever happens here; autovacuum does the same work later.
+        await database.db.execute(sql`vacuum (analyze) listings`).catch(() => undefined);
+      }
     }
     const seconds = Math.round((performance.now() - started) / 10) / 100;
     return staged.map(({ summary }) => ({ ...summary, seconds }));
