@@ -10,10 +10,6 @@ import { openDatabase, sql } from '@domain-index/db';
 import { lookupQuery } from '@domain-index/api/src/listings/lookup-query';
 import { statsQueries } from '@domain-index/api/src/routes/stats';
 import { searchConditions } from '@domain-index/api/src/search/filters';
-import { resolveOrdering } from '@domain-index/api/src/search/ordering';
-import { countMatches } from '@domain-index/api/src/search/count';
-import { pageQuery } from '@domain-index/api/src/search/page-query';
-import { pageStrategy } from '@domain-index/api/src/search/page-strategy';
 import type { CursorPosition } from '@domain-index/api/src/search/cursor';
 import { ensureDataset } from './dataset';
 import { floorRunner, type Statement } from './floor';
@@ -21,6 +17,7 @@ import { measureImport, writeFeed } from './import-bench';
 import { httpLoad, saturate, sequential, type Latency } from './measure';
 import { writeReport, type Results, type ShapeResult } from './report';
 import { benchKey, startApi, startCeiling } from './servers';
+import { pageStatement } from './page-statement';
 import { BENCH } from './settings';
 import { DEEP_PAGE, SEARCH_SHAPES, type Shape } from './shapes';
 
@@ -98,17 +95,10 @@ async function measureShape(shape: Shape, path: string, statements: Statement[],
   };
 }
 
-/** The API's default count budget (COUNT_BUDGET_MS). */
-const COUNT_BUDGET_MS = 100;
-
-/** The page statement the API sends for a query, found the way the API finds it (page-strategy.ts). */
+/** The page statement the API sends for a query (page-statement.ts). */
 async function searchStatements(query: Record<string, string>, after?: CursorPosition): Promise<Statement[]> {
-  const q = searchQuerySchema.parse(query);
-  const ordering = resolveOrdering(q);
-  const now = new Date();
-  const where = searchConditions(q, now);
-  const strategy = pageStrategy(q, ordering, await countMatches(database, where, COUNT_BUDGET_MS));
-  return [toStatement(pageQuery(database, where, ordering, after, q.limit, now, strategy))];
+  const { sql: text, params } = await pageStatement(database, query, after);
+  return [{ sql: text, params }];
 }
 
 const shapes: ShapeResult[] = [];

@@ -1,4 +1,4 @@
-import { apiKeys, eq, isNull, and, plans, sql, type Database } from '@domain-index/db';
+import { apiKeys, eq, isNull, and, perDatabase, plans, sql, type Database } from '@domain-index/db';
 import { displayPrefix, generateApiKey, hashApiKey, newKeyId, type KeyEnvironment } from './api-key';
 
 /** What authentication needs to know of a presented key. */
@@ -20,27 +20,21 @@ export interface KeyListing {
   revokedReason: string | null;
 }
 
-function prepareFindKey(database: Database) {
-  return database.db
+const preparedFindKey = perDatabase((database) =>
+  database.db
     .select({ id: apiKeys.id, planId: apiKeys.planId, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
     .limit(1)
-    .prepare('find_api_key');
-}
-const findKeyStatements = new WeakMap<Database, ReturnType<typeof prepareFindKey>>();
+    .prepare('find_api_key'),
+);
 
 /**
  * Looks a presented key up by its hash; undefined when no such key exists. It runs on every
  * request (a revocation applies on the next one), so the statement is prepared once per database.
  */
 export async function findKey(database: Database, key: string): Promise<StoredKey | undefined> {
-  let statement = findKeyStatements.get(database);
-  if (statement === undefined) {
-    statement = prepareFindKey(database);
-    findKeyStatements.set(database, statement);
-  }
-  const [row] = await statement.execute({ hash: hashApiKey(key) });
+  const [row] = await preparedFindKey(database).execute({ hash: hashApiKey(key) });
   return row === undefined ? undefined : { id: row.id, planId: row.planId, revoked: row.revokedAt !== null };
 }
 

@@ -14,7 +14,7 @@ const KEPT_REJECTIONS = 100;
  * Rows added or removed by a switch above which the table is vacuumed and analysed: fresh
  * planner statistics, and a visibility map that lets searches answer from indexes alone.
  */
-const ANALYZE_AFTER_ROWS = 10_000;
+const VACUUM_AFTER_ROWS = 10_000;
 
 /** What one batch did. */
 export interface ImportSummary {
@@ -105,7 +105,7 @@ export async function importBatches(
       );
       accepted.forEach(({ summary }, i) => Object.assign(summary, counts[i], { outcome: 'applied' }));
       const changed = counts.reduce((sum, c) => sum + c.inserted + c.removed, 0);
-      if (changed > ANALYZE_AFTER_ROWS) {
+      if (changed > VACUUM_AFTER_ROWS) {
         // The batch is applied whatever happens here; autovacuum does the same work later.
         await database.db.execute(sql`vacuum (analyze) listings`).catch(() => undefined);
       }

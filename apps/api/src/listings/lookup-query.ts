@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, getTableColumns, isNull, listings, or, sql, type Database, type SQL } from '@domain-index/db';
+import { and, asc, desc, eq, getTableColumns, listings, perDatabase, sql, type Database, type SQL } from '@domain-index/db';
 import { lastCheckedAt } from './last-checked-at';
+import { notEnded } from './not-ended';
 
 /**
  * The listing a lookup returns when several marketplaces list the name (decisions.md):
@@ -10,35 +11,28 @@ const statusPreference = sql`case ${listings.status} when 'auction' then 0 when 
 
 type Name = string | ReturnType<typeof sql.placeholder>;
 
-function lookupStatement(database: Database, domainName: Name, now: SQL) {
+function lookupStatement(database: Database, domainName: Name, now: Date | SQL) {
   return database.db
     .select({ ...getTableColumns(listings), lastCheckedAt })
     .from(listings)
-    .where(and(eq(listings.domainName, domainName), or(isNull(listings.auctionEndTime), sql`${listings.auctionEndTime} > ${now}`)))
+    .where(and(eq(listings.domainName, domainName), notEnded(now)))
     .orderBy(statusPreference, desc(lastCheckedAt), asc(listings.source))
     .limit(1);
 }
 
 /** The statement of a lookup, unexecuted (the benchmark sends the same SQL directly). */
 export function lookupQuery(database: Database, domainName: string, now: Date) {
-  return lookupStatement(database, domainName, sql`${now.toISOString()}::timestamptz`);
+  return lookupStatement(database, domainName, now);
 }
 
-const prepared = new WeakMap<Database, ReturnType<typeof prepare>>();
-
-function prepare(database: Database) {
-  return lookupStatement(database, sql.placeholder('name'), sql`${sql.placeholder('now')}::timestamptz`).prepare('lookup_domain');
-}
+const preparedLookup = perDatabase((database) =>
+  lookupStatement(database, sql.placeholder('name'), sql`${sql.placeholder('now')}::timestamptz`).prepare('lookup_domain'),
+);
 
 /**
  * Runs the lookup as a prepared statement: the SQL is built once per database instead of on
  * every request, which is most of what a lookup costs the API process.
  */
 export function findListing(database: Database, domainName: string, now: Date) {
-  let statement = prepared.get(database);
-  if (statement === undefined) {
-    statement = prepare(database);
-    prepared.set(database, statement);
-  }
-  return statement.execute({ name: domainName, now: now.toISOString() });
+  return preparedLookup(database).execute({ name: domainName, now: now.toISOString() });
 }

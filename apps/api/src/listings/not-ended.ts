@@ -1,6 +1,9 @@
 import { listings, gt, isNull, or, type SQL } from '@domain-index/db';
 
-/** Every code path excludes listings whose end time has passed; fixed-price rows without one stay. */
-export function notEnded(now: Date): SQL {
+/**
+ * Every code path excludes listings whose end time has passed; fixed-price rows without one stay.
+ * `now` is a time, or an SQL timestamp expression (a prepared statement's placeholder).
+ */
+export function notEnded(now: Date | SQL): SQL {
   return or(isNull(listings.auctionEndTime), gt(listings.auctionEndTime, now))!;
 }

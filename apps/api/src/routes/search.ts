@@ -10,7 +10,7 @@ import { CountCache, countMatches } from '../search/count';
 import { filtersFingerprint, fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
 import { searchConditions } from '../search/filters';
 import { pageQuery } from '../search/page-query';
-import { pageStrategy } from '../search/page-strategy';
+import { hasSearchTerms, pageStrategy } from '../search/page-strategy';
 import { resolveOrdering } from '../search/ordering';
 
 /**
@@ -47,7 +47,7 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
     const { limit } = query;
     const countKey = filtersFingerprint(query);
     const [rows, total] = await orQueryFailed(async () => {
-      if ((query.search?.length ?? 0) === 0) {
+      if (!hasSearchTerms(query)) {
         return Promise.all([
           pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering)),
           count(countKey, where, now.getTime()),

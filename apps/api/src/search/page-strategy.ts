@@ -29,8 +29,12 @@ export const COLLECT_AT_MOST = 3_000;
  * its page is found; without terms the count is not needed here.
  */
 export function pageStrategy(query: Pick<SearchQuery, 'search' | 'status'>, ordering: Ordering, total?: Total): PageStrategy {
-  const hasTerms = (query.search?.length ?? 0) > 0;
-  if (hasTerms && total?.accuracy === 'exact' && total.value <= COLLECT_AT_MOST) return 'collect';
+  if (hasSearchTerms(query) && total?.accuracy === 'exact' && total.value <= COLLECT_AT_MOST) return 'collect';
   const liveSetByScore = query.status === undefined && ordering.sort === 'index_score' && ordering.order === 'desc';
   return liveSetByScore ? 'ids-first' : 'walk';
+}
+
+/** Whether a search has substring terms: then its count decides the strategy, so it is counted first. */
+export function hasSearchTerms(query: Pick<SearchQuery, 'search'>): boolean {
+  return (query.search?.length ?? 0) > 0;
 }

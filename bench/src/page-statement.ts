@@ -1,0 +1,28 @@
+import { searchQuerySchema } from '@domain-index/contract';
+import type { Database } from '@domain-index/db';
+import { countMatches } from '@domain-index/api/src/search/count';
+import type { CursorPosition } from '@domain-index/api/src/search/cursor';
+import { searchConditions } from '@domain-index/api/src/search/filters';
+import { resolveOrdering } from '@domain-index/api/src/search/ordering';
+import { pageQuery } from '@domain-index/api/src/search/page-query';
+import { pageStrategy, type PageStrategy } from '@domain-index/api/src/search/page-strategy';
+
+/** The API's default count budget (COUNT_BUDGET_MS). */
+const COUNT_BUDGET_MS = 100;
+
+/**
+ * The page statement the API sends for a search query, found the way the API finds it
+ * (page-strategy.ts), with the strategy it picked: the floor and EXPLAIN send exactly this.
+ */
+export async function pageStatement(
+  database: Database,
+  query: Record<string, string>,
+  after?: CursorPosition,
+): Promise<{ sql: string; params: unknown[]; strategy: PageStrategy }> {
+  const q = searchQuerySchema.parse(query);
+  const ordering = resolveOrdering(q);
+  const now = new Date();
+  const where = searchConditions(q, now);
+  const strategy = pageStrategy(q, ordering, await countMatches(database, where, COUNT_BUDGET_MS));
+  return { ...pageQuery(database, where, ordering, after, q.limit, now, strategy).toSQL(), strategy };
+}

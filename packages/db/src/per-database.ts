@@ -1,0 +1,18 @@
+import type { Database } from './database';
+
+/**
+ * Makes something once per open database and hands back the same one after: a prepared
+ * statement, built once instead of on every request. Held weakly, so a closed database's
+ * statements go with it.
+ */
+export function perDatabase<T>(make: (database: Database) => T): (database: Database) => T {
+  const made = new WeakMap<Database, T>();
+  return (database) => {
+    let value = made.get(database);
+    if (value === undefined) {
+      value = make(database);
+      made.set(database, value);
+    }
+    return value;
+  };
+}
