@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBatch } from '../src/indexing/import-batch';
 import type { Clock } from '../src/clock';
 import { auctionRecord, jsonlFeed } from './support/feeds';
-import { buildFixtureIndex, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
+import { buildFixtureIndex, EVERY_FIELD_RECORD, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
 import { matches } from './support/oracle';
 import { search } from './support/search-client';
 import { startApi, type RunningApi } from './support/start-api';
@@ -41,6 +41,14 @@ for (const { engine, skip } of testEngines()) {
         expect(envelope.data).toEqual(target);
         expect(envelope.meta.api_version).toBe('v1');
         expect(envelope.meta.index_score).toMatch(/not a price/);
+      });
+      it('answers every field with exactly the value the feed gave, in search and lookup alike', async () => {
+        const { domain_name, ...given } = EVERY_FIELD_RECORD;
+        const found = lookupEnvelopeSchema.parse((await lookup(domain_name)).body).data;
+        expect(found).toMatchObject({ ...given, domain_name, tld: 'co.uk', source: 'delta', length: 11, has_hyphens: true, has_numbers: false });
+        expect(found.last_checked_at).toBe(FIXTURE_NOW.toISOString());
+        expect(found.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+        expect(retrievable.find((d) => d.domain_name === domain_name)).toEqual(found);
       });
       it('chooses among marketplaces deterministically: not ended, then auction, available, dropping', async () => {
         // multi.com: gamma auction (ended), beta available, alpha dropping

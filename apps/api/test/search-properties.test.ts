@@ -9,7 +9,7 @@ import { startApi, type RunningApi } from './support/start-api';
 import type { Domain } from '@domain-index/contract';
 import { searchConditions } from '../src/search/filters';
 import { resolveOrdering } from '../src/search/ordering';
-import { pageQuery } from '../src/search/page-query';
+import { pageQuery, pageRows } from '../src/search/page-query';
 import type { PageStrategy } from '../src/search/page-strategy';
 
 const SORTS = ['domain_name', 'length', 'current_bid', 'auction_end_time', 'bid_count', 'buy_now_price', 'index_score'] as const;
@@ -91,9 +91,9 @@ for (const { engine, skip } of testEngines()) {
               const ordering = resolveOrdering(q);
               const where = searchConditions(q, now);
               const page = async (strategy: PageStrategy, after?: After) =>
-                (await pageQuery(database, where, ordering, after, q.limit, now, strategy)).map((row) => ({
+                (await pageRows(database, pageQuery(database, where, ordering, after, q.limit, now, strategy))).map((row) => ({
                   id: row.id,
-                  name: row.domainName,
+                  name: row.domain.domain_name,
                   key: row.sortKey !== null && Number.isFinite(row.sortKey) ? row.sortKey : null,
                 }));
               const walked = await page('walk');

@@ -22,8 +22,20 @@ export interface Database {
     | { readonly kind: 'pglite'; readonly client: PGlite };
   /** Runs raw SQL and returns its rows, whatever the driver. */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /**
+   * Runs a rendered statement (a query builder's `toSQL()`) and returns its rows as arrays in
+   * select order, as the driver parsed them: no per-column mapping, for the hot read paths that
+   * select exactly the values they answer with.
+   */
+  values(statement: RenderedStatement): Promise<unknown[][]>;
   /** Closes the pool or the embedded instance. */
   close(): Promise<void>;
+}
+
+/** A statement as Drizzle renders it: text with $n placeholders, and its parameters. */
+export interface RenderedStatement {
+  sql: string;
+  params: unknown[];
 }
 
 /** Where the data lives: a PostgreSQL URL, or else an embedded PGlite data directory. */
@@ -63,6 +75,7 @@ function openPostgres(url: string, max: number, statementTimeoutMs: number | und
     db,
     driver: { kind: 'postgres', client, url },
     rows: async <T extends Record<string, unknown>>(query: SQL) => [...(await db.execute(query))] as T[],
+    values: async (statement) => [...(await client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values())],
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -76,6 +89,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     db,
     driver: { kind: 'pglite', client },
     rows: async <T extends Record<string, unknown>>(query: SQL) => (await db.execute(query)).rows as T[],
+    values: async (statement) => (await client.query<unknown[]>(statement.sql, statement.params, { rowMode: 'array' })).rows,
     close: () => client.close(),
   };
 }

@@ -7,4 +7,5 @@ export * from './schema';
 // The query builders come from here, so every package uses the one drizzle-orm this package resolves.
 export * from 'drizzle-orm/sql';
 export * from './sort-keys';
-export { getTableColumns } from 'drizzle-orm';
+export { getTableColumns, fillPlaceholders } from 'drizzle-orm';
+export type { AnyPgColumn } from 'drizzle-orm/pg-core';

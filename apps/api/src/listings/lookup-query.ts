@@ -1,4 +1,6 @@
-import { and, asc, desc, eq, getTableColumns, listings, perDatabase, sql, type Database, type SQL } from '@domain-index/db';
+import type { Domain } from '@domain-index/contract';
+import { and, asc, desc, eq, fillPlaceholders, listings, perDatabase, sql, type Database, type SQL } from '@domain-index/db';
+import { DOMAIN_SELECTION, domainFromValues } from './domain-values';
 import { lastCheckedAt } from './last-checked-at';
 import { notEnded } from './not-ended';
 
@@ -13,7 +15,7 @@ type Name = string | ReturnType<typeof sql.placeholder>;
 
 function lookupStatement(database: Database, domainName: Name, now: Date | SQL) {
   return database.db
-    .select({ ...getTableColumns(listings), lastCheckedAt })
+    .select(DOMAIN_SELECTION)
     .from(listings)
     .where(and(eq(listings.domainName, domainName), notEnded(now)))
     .orderBy(statusPreference, desc(lastCheckedAt), asc(listings.source))
@@ -25,14 +27,17 @@ export function lookupQuery(database: Database, domainName: string, now: Date) {
   return lookupStatement(database, domainName, now);
 }
 
-const preparedLookup = perDatabase((database) =>
-  lookupStatement(database, sql.placeholder('name'), sql`${sql.placeholder('now')}::timestamptz`).prepare('lookup_domain'),
+const renderedLookup = perDatabase((database) =>
+  lookupStatement(database, sql.placeholder('name'), sql`${sql.placeholder('now')}::timestamptz`).toSQL(),
 );
 
 /**
- * Runs the lookup as a prepared statement: the SQL is built once per database instead of on
- * every request, which is most of what a lookup costs the API process.
+ * The listing a lookup answers with, or undefined. The SQL is rendered once per database
+ * instead of on every request (building it was most of what a lookup cost the API process),
+ * and postgres.js prepares it once per connection, since its text never changes.
  */
-export function findListing(database: Database, domainName: string, now: Date) {
-  return preparedLookup(database).execute({ name: domainName, now: now.toISOString() });
+export async function findListing(database: Database, domainName: string, now: Date): Promise<Domain | undefined> {
+  const rendered = renderedLookup(database);
+  const [row] = await database.values({ sql: rendered.sql, params: fillPlaceholders(rendered.params, { name: domainName, now: now.toISOString() }) });
+  return row === undefined ? undefined : domainFromValues(row);
 }

@@ -6,7 +6,6 @@ import { ApiError } from '../http/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
 import { findListing } from '../listings/lookup-query';
-import { toDomain } from '../listings/to-domain';
 
 /** GET /api/v1/domains/{domain}: one listed domain, only lowercased, never converted. */
 export function lookupRoute(deps: AppDeps): AppRouteImplementation<Contract['getDomain']> {
@@ -16,10 +15,10 @@ export function lookupRoute(deps: AppDeps): AppRouteImplementation<Contract['get
       throw new ApiError('invalid_domain', `${params.domain.toLowerCase()} is not a valid domain name`);
     }
     const now = deps.clock.now();
-    const [row] = await orQueryFailed(() => findListing(deps.database, name.domainName, now));
-    if (row === undefined) {
+    const domain = await orQueryFailed(() => findListing(deps.database, name.domainName, now));
+    if (domain === undefined) {
       throw new ApiError('domain_not_found', `${name.domainName} is not currently listed on any supported marketplace`);
     }
-    return { status: 200, body: { object: 'domain', data: toDomain(row), meta: META } };
+    return { status: 200, body: { object: 'domain', data: domain, meta: META } };
   };
 }

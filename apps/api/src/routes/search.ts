@@ -5,11 +5,10 @@ import type { AppDeps } from '../app';
 import { ApiError } from '../http/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
-import { toDomain } from '../listings/to-domain';
 import { CountCache, countMatches } from '../search/count';
 import { filtersFingerprint, fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
 import { searchConditions } from '../search/filters';
-import { pageQuery } from '../search/page-query';
+import { pageQuery, pageRows } from '../search/page-query';
 import { hasSearchTerms, pageStrategy } from '../search/page-strategy';
 import { resolveOrdering } from '../search/ordering';
 
@@ -49,14 +48,15 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
     const [rows, total] = await orQueryFailed(async () => {
       if (!hasSearchTerms(query)) {
         return Promise.all([
-          pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering)),
+          pageRows(deps.database, pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering))),
           count(countKey, where, now.getTime()),
         ]);
       }
       // With search terms the count decides how the page is found, so it comes first (it is
       // cached for 30 s, and cheap exactly when it decides for collecting).
       const counted = await count(countKey, where, now.getTime());
-      return [await pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering, counted)), counted] as const;
+      const statement = pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering, counted));
+      return [await pageRows(deps.database, statement), counted] as const;
     });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
@@ -66,7 +66,7 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
         ? cursors.encode({
             fingerprint: print,
             // +Infinity stands for NULL (sorted last); JSON cannot carry it, so it travels as null.
-            after: { key: last.sortKey !== null && Number.isFinite(last.sortKey) ? last.sortKey : null, name: last.domainName, id: last.id },
+            after: { key: last.sortKey !== null && Number.isFinite(last.sortKey) ? last.sortKey : null, name: last.domain.domain_name, id: last.id },
             page: pageIndex + 1,
           })
         : null;
@@ -74,7 +74,7 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
       status: 200,
       body: {
         object: 'list',
-        data: page.map(toDomain),
+        data: page.map((row) => row.domain),
         pagination: { page_size: limit, page_index: pageIndex, next_cursor: nextCursor, has_more: hasMore },
         total,
         meta: META,

@@ -1,5 +1,6 @@
-import { and, getTableColumns, inArray, listings, sql, type Database, type SQL } from '@domain-index/db';
-import { lastCheckedAt } from '../listings/last-checked-at';
+import type { Domain } from '@domain-index/contract';
+import { and, inArray, listings, sql, type Database, type SQL } from '@domain-index/db';
+import { DOMAIN_SELECTION, DOMAIN_WIDTH, domainFromValues } from '../listings/domain-values';
 import type { CursorPosition } from './cursor';
 import { afterPosition, orderBy, skipEnded, sortKeySelection } from './keyset';
 import type { Ordering } from './ordering';
@@ -21,7 +22,8 @@ export function pageQuery(
   strategy: PageStrategy = 'walk',
 ) {
   const conditions = and(where, skipEnded(ordering, now), after === undefined ? undefined : afterPosition(ordering, after));
-  const columns = { ...getTableColumns(listings), lastCheckedAt, sortKey: sortKeySelection(ordering) };
+  // The domain object, then what the next cursor needs (see pageRows).
+  const columns = { ...DOMAIN_SELECTION, sort_key: sortKeySelection(ordering), id: listings.id };
   if (strategy === 'walk') {
     return database.db.select(columns).from(listings).where(conditions).orderBy(...orderBy(ordering)).limit(limit + 1);
   }
@@ -40,6 +42,24 @@ export function pageQuery(
     .from(listings)
     .where(inArray(listings.id, ids))
     .orderBy(...orderBy(ordering));
+}
+
+/** A page row: its domain object, and the position a cursor after it carries. */
+export interface PageRow {
+  domain: Domain;
+  sortKey: number | null;
+  id: number;
+}
+
+/** Runs a page statement and reads its rows, straight from the driver's arrays. */
+export async function pageRows(database: Database, statement: ReturnType<typeof pageQuery>): Promise<PageRow[]> {
+  const rows = await database.values(statement.toSQL());
+  return rows.map((values) => ({
+    domain: domainFromValues(values),
+    sortKey: values[DOMAIN_WIDTH] as number | null,
+    // bigint: a string from postgres.js, a bigint or number from PGlite
+    id: Number(values[DOMAIN_WIDTH + 1]),
+  }));
 }
 
 /**

@@ -19,6 +19,40 @@ export const FIXTURE_SOURCES: readonly SourceConfig[] = ['alpha', 'beta', 'gamma
 
 const hoursFromNow = (hours: number) => new Date(FIXTURE_NOW.getTime() + hours * 3_600_000).toISOString();
 
+/**
+ * A listing with every optional field set to a value that is easy to get subtly wrong on the
+ * way out: cents, the largest money value, the largest exact count, fractional metrics, and
+ * milliseconds. The API must answer exactly these values.
+ */
+export const EVERY_FIELD_RECORD = {
+  domain_name: 'every-field.co.uk',
+  status: 'auction',
+  current_bid: 1234.56,
+  start_price: 0.01,
+  buy_now_price: 999_999_999.99,
+  bid_count: 7,
+  auction_end_time: '2026-11-25T08:09:10.123Z',
+  auction_type: 'auction',
+  marketplace_url: 'https://delta.example/l/every-field',
+  extensions_taken: 3,
+  domain_age: 12,
+  valuation: 2500.5,
+  spam_risk: 12.3,
+  seoa_dr: 45.6,
+  seoa_backlinks: 123_456_789_012,
+  seob_tf: 33.3,
+  seob_cf: 0.1,
+  seob_backlinks: 9_007_199_254_740_991,
+  seoc_authority: 77.7,
+  seoc_backlinks: 0,
+  keyword_search_volume: 880,
+  open_rank: 5.25,
+  rankinga_ranking: 1_234_567,
+  rankingb_ranking: 89,
+  last_sold_price: 4100.1,
+  last_sold_year: 2019,
+} as const;
+
 /** Hand-made rows for rules that seeded data may not hit. */
 const EXTRA: Record<string, Record<string, unknown>[]> = {
   alpha: [
@@ -35,7 +69,7 @@ const EXTRA: Record<string, Record<string, unknown>[]> = {
     { domain_name: 'multi.com', status: 'auction', auction_end_time: hoursFromNow(-2), current_bid: 70, bid_count: 4 },
     { domain_name: 'strong-authority.com', status: 'auction', auction_end_time: hoursFromNow(100), current_bid: 300, bid_count: 12, seoa_dr: 71, seoa_backlinks: 90_000, seob_tf: 44, seob_cf: 50, seob_backlinks: 120_000, keyword_search_volume: 5400, domain_age: 22, extensions_taken: 40 },
   ],
-  delta: [{ domain_name: 'delta-only.io', status: 'available', buy_now_price: 250, current_bid: 250 }],
+  delta: [{ domain_name: 'delta-only.io', status: 'available', buy_now_price: 250, current_bid: 250 }, EVERY_FIELD_RECORD],
 };
 
 /**
