@@ -2,6 +2,7 @@ export * from './advisory-lock';
 export * from './database';
 export * from './migrate';
 export * from './per-database';
+export * from './prerendered';
 export * from './rows';
 export * from './schema';
 // The query builders come from here, so every package uses the one drizzle-orm this package resolves.

@@ -1,6 +1,6 @@
 import type { Domain } from '@domain-index/contract';
 import { and, asc, desc, eq, fillPlaceholders, listings, perDatabase, sql, type Database, type SQL } from '@domain-index/db';
-import { DOMAIN_SELECTION, domainFromValues } from './domain-values';
+import { DOMAIN_COLUMNS, domainFromValues } from './domain-values';
 import { lastCheckedAt } from './last-checked-at';
 import { notEnded } from './not-ended';
 
@@ -15,7 +15,7 @@ type Name = string | ReturnType<typeof sql.placeholder>;
 
 function lookupStatement(database: Database, domainName: Name, now: Date | SQL) {
   return database.db
-    .select(DOMAIN_SELECTION)
+    .select({ domain: DOMAIN_COLUMNS })
     .from(listings)
     .where(and(eq(listings.domainName, domainName), notEnded(now)))
     .orderBy(statusPreference, desc(lastCheckedAt), asc(listings.source))

@@ -1,6 +1,6 @@
 import type { Domain } from '@domain-index/contract';
 import { and, inArray, listings, sql, type Database, type SQL } from '@domain-index/db';
-import { DOMAIN_SELECTION, DOMAIN_WIDTH, domainFromValues } from '../listings/domain-values';
+import { DOMAIN_COLUMNS, DOMAIN_WIDTH, domainFromValues } from '../listings/domain-values';
 import type { CursorPosition } from './cursor';
 import { afterPosition, orderBy, skipEnded, sortKeySelection } from './keyset';
 import type { Ordering } from './ordering';
@@ -23,7 +23,7 @@ export function pageQuery(
 ) {
   const conditions = and(where, skipEnded(ordering, now), after === undefined ? undefined : afterPosition(ordering, after));
   // The domain object, then what the next cursor needs (see pageRows).
-  const columns = { ...DOMAIN_SELECTION, sort_key: sortKeySelection(ordering), id: listings.id };
+  const columns = { domain: DOMAIN_COLUMNS, sort_key: sortKeySelection(ordering), id: listings.id };
   if (strategy === 'walk') {
     return database.db.select(columns).from(listings).where(conditions).orderBy(...orderBy(ordering)).limit(limit + 1);
   }
