@@ -133,6 +133,22 @@ for (const { engine, skip } of testEngines()) {
       expect(await indexesOf(test.database)).toEqual(indexes);
     });
 
+    it('changes nothing and leaves no staging table behind when the feed breaks off mid-stream', async () => {
+      await run(test.database, jsonlFeed([auctionRecord('kept.com')]));
+      // several chunks are staged (one of them still being inserted) before the read fails
+      const lines = Array.from({ length: 7_000 }, (_, i) => `${JSON.stringify(auctionRecord(`partial${i}.com`))}\n`);
+      const broken = Readable.from(
+        (function* () {
+          yield* lines;
+          throw new Error('connection to the feed reset');
+        })(),
+      );
+      await expect(run(test.database, broken)).rejects.toThrow('connection to the feed reset');
+      expect(await namesOf(test.database, 'alpha')).toEqual(['kept.com']);
+      const staging = await test.database.rows(sql`select 1 from pg_tables where tablename like 'listing_import_%'`);
+      expect(staging).toEqual([]);
+    });
+
     it('reports malformed lines with line and reason and skips them', async () => {
       const good = Array.from({ length: 96 }, (_, i) => auctionRecord(`good${i}.com`));
       const rejected: { line: number; reason: string }[] = [];

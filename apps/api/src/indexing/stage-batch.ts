@@ -45,41 +45,58 @@ export async function stageFeed(
   const items = 'records' in from ? from.records : readFeed(from.input, from.format ?? source.format);
   let rowsRead = 0;
   let chunk: (StagedListing & { line: number })[] = [];
+  // One chunk is inserted while the next is read and validated, so that PostgreSQL and this
+  // thread work side by side rather than in turn; at most two chunks are held.
+  let inserting: Promise<void> = Promise.resolve();
   const flush = async () => {
     if (chunk.length === 0) return;
     const json = JSON.stringify(chunk);
+    const rowsSoFar = rowsRead;
     chunk = [];
-    await database.db.execute(
-      sql`insert into ${sql.identifier(table)} (line, ${sql.raw(columnNames)})
-          select line, ${sql.raw(columnNames)}
-          from json_to_recordset(${json}::json) as r(line integer, ${sql.raw(stagingColumns)})`,
-    );
-    onProgress?.(rowsRead);
+    await inserting;
+    inserting = database.db
+      .execute(
+        sql`insert into ${sql.identifier(table)} (line, ${sql.raw(columnNames)})
+            select line, ${sql.raw(columnNames)}
+            from json_to_recordset(${json}::json) as r(line integer, ${sql.raw(stagingColumns)})`,
+      )
+      .then(() => onProgress?.(rowsSoFar));
+    // A failure is thrown where the insert is awaited: on the next flush, or at the end.
+    inserting.catch(() => undefined);
   };
-  for await (const item of items) {
-    rowsRead += 1;
-    if ('error' in item) {
-      reject({ line: item.line, reason: item.error });
-      continue;
+  const stageItems = async () => {
+    for await (const item of items) {
+      rowsRead += 1;
+      if ('error' in item) {
+        reject({ line: item.line, reason: item.error });
+        continue;
+      }
+      const parsed = parseFeedRecord(item.record, source.fieldMapping);
+      if (!parsed.ok) {
+        reject({ line: item.line, reason: parsed.reason });
+        continue;
+      }
+      if (parsed.row.source !== null && parsed.row.source !== source.id) {
+        reject({ line: item.line, reason: `source ${parsed.row.source} does not match the batch's source ${source.id}` });
+        continue;
+      }
+      const staged = toStagedListing(parsed.row, source.id);
+      if (!staged.ok) {
+        reject({ line: item.line, reason: staged.reason });
+        continue;
+      }
+      chunk.push({ line: item.line, ...staged.listing });
+      if (chunk.length >= CHUNK_ROWS) await flush();
     }
-    const parsed = parseFeedRecord(item.record, source.fieldMapping);
-    if (!parsed.ok) {
-      reject({ line: item.line, reason: parsed.reason });
-      continue;
-    }
-    if (parsed.row.source !== null && parsed.row.source !== source.id) {
-      reject({ line: item.line, reason: `source ${parsed.row.source} does not match the batch's source ${source.id}` });
-      continue;
-    }
-    const staged = toStagedListing(parsed.row, source.id);
-    if (!staged.ok) {
-      reject({ line: item.line, reason: staged.reason });
-      continue;
-    }
-    chunk.push({ line: item.line, ...staged.listing });
-    if (chunk.length >= CHUNK_ROWS) await flush();
+    await flush();
+    await inserting;
+  };
+  try {
+    await stageItems();
+  } finally {
+    // Never leave an insert running behind a failure: the caller drops the table next.
+    await inserting.catch(() => undefined);
   }
-  await flush();
   return rowsRead;
 }
 
