@@ -1,16 +1,15 @@
-import type { Database } from '@domain-index/db';
+import type { Database, RenderedStatement } from '@domain-index/db';
 
-/** A statement as the API sends it: text and parameters, as Drizzle renders them. */
-export interface Statement {
-  sql: string;
-  params: unknown[];
-}
+/** A statement as the API sends it: text, parameters and whether it is prepared. */
+export type Statement = RenderedStatement;
 
-/** Runs statements straight through postgres.js, as the API's driver does, with no HTTP. */
+/**
+ * Runs statements straight through postgres.js with no HTTP, by the very call the API makes
+ * (`Database.values`), so prepared statements are prepared here too.
+ */
 export function floorRunner(database: Database): (statements: Statement[]) => Promise<void> {
   if (database.driver.kind !== 'postgres') throw new Error('the floor is measured on PostgreSQL');
-  const client = database.driver.client;
   return async (statements) => {
-    await Promise.all(statements.map((statement) => client.unsafe(statement.sql, statement.params as never[])));
+    await Promise.all(statements.map((statement) => database.values(statement)));
   };
 }

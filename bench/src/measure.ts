@@ -48,10 +48,11 @@ export async function httpLoad(
   headers: Record<string, string>,
   seconds: number,
   connections: number,
-): Promise<{ rps: number; p50: number; p99: number; non2xx: number; errors: number }> {
+): Promise<{ rps: number; requests: number; p50: number; p99: number; non2xx: number; errors: number }> {
   const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
   return {
     rps: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

@@ -3,7 +3,8 @@
 // floor at concurrency 1 and the API's throughput at concurrency 32, and prints them. It
 // writes nothing; the full run (run.ts) makes the committed figures.
 import { openDatabase } from '@domain-index/db';
-import { lookupQuery } from '@domain-index/api/src/listings/lookup-query';
+import { lookupStatement } from '@domain-index/api/src/listings/lookup-query';
+import { cpuDuring } from './cpu';
 import { floorRunner, type Statement } from './floor';
 import { httpLoad, sequential } from './measure';
 import { pageStatement } from './page-statement';
@@ -14,7 +15,7 @@ import { SEARCH_SHAPES } from './shapes';
 const pattern = new RegExp(process.argv[2] ?? '.', 'i');
 const key = await benchKey(BENCH.databaseUrl);
 const headers = { Authorization: `Bearer ${key}` };
-const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl, ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}) });
+const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl });
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 10 });
 const floor = floorRunner(database);
 
@@ -25,9 +26,13 @@ async function probe(name: string, path: string, statements: Statement[]): Promi
   };
   const apiLatency = await sequential(BENCH.sequentialRequests, once);
   const floorLatency = await sequential(BENCH.sequentialRequests, () => floor(statements));
-  const load = await httpLoad(`${api.url}/api/v1${path}`, headers, BENCH.loadSeconds, BENCH.concurrency);
+  const { result: load, cpu } = await cpuDuring(api.pid, () => httpLoad(`${api.url}/api/v1${path}`, headers, BENCH.loadSeconds, BENCH.concurrency));
   const ratio = (apiLatency.p50 / floorLatency.p50).toFixed(2);
-  process.stdout.write(`${name.padEnd(40)} API p50 ${apiLatency.p50} floor p50 ${floorLatency.p50} (${ratio}x) API ${load.rps} req/s p99 ${load.p99} ms\n`);
+  const us = (ms: number) => Math.round((ms * 1000) / load.requests);
+  process.stdout.write(
+    `${name.padEnd(40)} API p50 ${apiLatency.p50} floor p50 ${floorLatency.p50} (${ratio}x) API ${load.rps} req/s p99 ${load.p99} ms; ` +
+      `CPU us/req API ${us(cpu.api)} PostgreSQL ${us(cpu.postgres)} Redis ${us(cpu.redis)} load ${us(cpu.loadGenerator)}\n`,
+  );
 }
 
 try {
@@ -37,7 +42,7 @@ try {
     await probe(shape.name, `/domains?${new URLSearchParams(query).toString()}`, [{ sql, params }]);
   }
   if (pattern.test('lookup')) {
-    await probe('lookup existing (rdj.com)', '/domains/rdj.com', [lookupQuery(database, 'rdj.com', new Date()).toSQL()]);
+    await probe('lookup existing (rdj.com)', '/domains/rdj.com', [lookupStatement(database, 'rdj.com', new Date())]);
   }
 } finally {
   await api.stop();

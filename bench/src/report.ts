@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { CpuSplit } from './cpu';
 import type { Dataset } from './dataset';
 import type { ImportResult } from './import-bench';
 import type { Latency } from './measure';
@@ -12,7 +13,11 @@ export interface ShapeResult {
   bodyBytes: number;
   api: Latency;
   floor: Latency;
+  /** The HTTP ceiling at concurrency 1: the same client and body, no work behind it. */
+  ceiling?: Latency;
   apiRps: number;
+  /** CPU per API request under the concurrency-32 load, microseconds, by process. */
+  cpuPerRequestUs?: CpuSplit;
   apiP99Loaded: number;
   apiErrors: number;
   floorRps: number;
@@ -42,6 +47,17 @@ function shapeRow(s: ShapeResult): string {
   const meets = s.api.p50 <= 25 && s.api.p99 <= 150 && s.api.p50 <= 1.3 * s.floor.p50;
   const total = s.total === undefined ? '-' : `${s.total.accuracy} ${s.total.value}${s.total.trueCount === undefined ? '' : ` (true ${s.total.trueCount})`}`;
   return `| ${s.name} | ${s.api.p50} | ${s.api.p95} | ${s.api.p99} | ${s.floor.p50} | ${ratio(s.api.p50, s.floor.p50)} | ${s.apiRps} | ${s.floorRps} | ${s.ceilingRps} | ${ratio(s.apiRps, s.ceilingRps)} | ${total} | ${ok(meets)} |`;
+}
+
+/** Cores of the machine the figures were taken on (results.machine.cpus). */
+function costRow(s: ShapeResult, cores: number): string {
+  const c = s.cpuPerRequestUs;
+  const own = s.ceiling === undefined ? '-' : Math.max(0, s.api.p50 - s.floor.p50 - s.ceiling.p50).toFixed(2);
+  const cpu = c === undefined ? ['-', '-', '-', '-', '-', '-'] : (() => {
+    const sum = c.api + c.postgres + c.redis + c.loadGenerator;
+    return [c.api, c.postgres, c.redis, c.loadGenerator, sum].map((v) => Math.round(v).toString()).concat(Math.round((cores * 1e6) / sum).toString());
+  })();
+  return `| ${s.name} | ${s.api.p50} | ${s.floor.p50} | ${s.ceiling?.p50 ?? '-'} | ${own} | ${cpu.join(' | ')} | ${s.apiRps} |`;
 }
 
 /** A horizontal bar chart of p50 latency per shape, API against floor. */
@@ -111,6 +127,19 @@ ${header}
 ${r.shapes.map(shapeRow).join('\n')}
 
 ![p50 latency per shape, API against floor](bench/results/latency.svg)
+
+## Where a request's time and CPU go
+
+At concurrency 1, the API's p50 against the floor (the page's SQL alone) and the ceiling
+(the same HTTP client fetching a body of the same size from a bare Express handler): what is
+left is the API's own work per request (authentication, rate limit, validation, building the
+statement, mapping and serialising the rows). Under the concurrency-32 load, the CPU each
+request cost, by process, read from /proc: the sum, spread over ${r.machine.cpus} cores, is the most
+requests per second this machine could serve with every core busy.
+
+| shape | API p50 | floor p50 | ceiling p50 | API's own ms | CPU us/req: API | PostgreSQL | Redis | load generator | sum | machine-bound req/s | API req/s |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+${[...r.shapes, r.deepPaging.page200, r.lookup.existing, r.lookup.missing].map((s) => costRow(s, r.machine.cpus)).join('\n')}
 
 ## Deep paging, lookup, stats
 

@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { searchQuerySchema } from '@domain-index/contract';
 import { openDatabase, sql } from '@domain-index/db';
-import { lookupQuery } from '@domain-index/api/src/listings/lookup-query';
+import { lookupStatement } from '@domain-index/api/src/listings/lookup-query';
 import { statsQueries } from '@domain-index/api/src/routes/stats';
 import { searchConditions } from '@domain-index/api/src/search/filters';
 import type { CursorPosition } from '@domain-index/api/src/search/cursor';
+import { cpuDuring, type CpuSplit } from './cpu';
 import { ensureDataset } from './dataset';
 import { floorRunner, type Statement } from './floor';
 import { measureImport, writeFeed } from './import-bench';
@@ -54,6 +55,14 @@ start = performance.now();
 await floor(statsFloorStatements);
 const statsColdFloor = performance.now() - start;
 
+/** CPU of a load per request, microseconds. */
+const perRequest = (cpu: CpuSplit, requests: number): CpuSplit => ({
+  api: (cpu.api * 1000) / requests,
+  postgres: (cpu.postgres * 1000) / requests,
+  redis: (cpu.redis * 1000) / requests,
+  loadGenerator: (cpu.loadGenerator * 1000) / requests,
+});
+
 /** API and floor side by side for one shape. */
 async function measureShape(shape: Shape, path: string, statements: Statement[], expected = 200, floorRuns = BENCH.sequentialRequests): Promise<ShapeResult> {
   log(`shape: ${shape.name}`);
@@ -62,11 +71,14 @@ async function measureShape(shape: Shape, path: string, statements: Statement[],
     await get(path, expected);
   });
   const floorLatency = await sequential(floorRuns, () => floor(statements));
-  const load = await httpLoad(`${api.url}/api/v1${path}`, headers, BENCH.loadSeconds, BENCH.concurrency);
+  const { result: load, cpu } = await cpuDuring(api.pid, () => httpLoad(`${api.url}/api/v1${path}`, headers, BENCH.loadSeconds, BENCH.concurrency));
   const floorRps = await saturate(BENCH.loadSeconds, BENCH.concurrency, () => floor(statements));
   const bodyFile = join(scratch, 'body.json');
   writeFileSync(bodyFile, body);
   const ceiling = await startCeiling(bodyFile);
+  const ceilingLatency = await sequential(BENCH.sequentialRequests, async () => {
+    await (await fetch(`${ceiling.url}/api/v1${path}`)).text();
+  });
   const ceilingLoad = await httpLoad(`${ceiling.url}/api/v1${path}`, {}, BENCH.loadSeconds, BENCH.concurrency);
   await ceiling.stop();
   let total: ShapeResult['total'];
@@ -86,7 +98,9 @@ async function measureShape(shape: Shape, path: string, statements: Statement[],
     bodyBytes: Buffer.byteLength(body),
     api: apiLatency,
     floor: floorLatency,
+    ceiling: ceilingLatency,
     apiRps: load.rps,
+    cpuPerRequestUs: perRequest(cpu, load.requests),
     apiP99Loaded: load.p99,
     apiErrors: load.errors + load.non2xx,
     floorRps,
@@ -122,8 +136,8 @@ const page200 = await measureShape({ name: `default list, page ${DEEP_PAGE}`, ki
 
 // Lookup of an existing and a missing name.
 const existing = (JSON.parse(await get('/domains?limit=10')) as { data: { domain_name: string }[] }).data[0]!.domain_name;
-const lookupExisting = await measureShape({ name: `lookup existing (${existing})`, kind: 'lookup' }, `/domains/${existing}`, [toStatement(lookupQuery(database, existing, new Date()))]);
-const lookupMissing = await measureShape({ name: 'lookup missing', kind: 'lookup' }, '/domains/not-listed-anywhere-xyz.com', [toStatement(lookupQuery(database, 'not-listed-anywhere-xyz.com', new Date()))], 404);
+const lookupExisting = await measureShape({ name: `lookup existing (${existing})`, kind: 'lookup' }, `/domains/${existing}`, [lookupStatement(database, existing, new Date())]);
+const lookupMissing = await measureShape({ name: 'lookup missing', kind: 'lookup' }, '/domains/not-listed-anywhere-xyz.com', [lookupStatement(database, 'not-listed-anywhere-xyz.com', new Date())], 404);
 // The floor of stats is the full set of counts (seconds at 5M rows): 10 runs say enough.
 const statsWarm = await measureShape({ name: 'stats (warm cache)', kind: 'stats' }, '/stats', statsFloorStatements, 200, 10);
 const apiPeakRss = api.peakRssMiB();

@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** CPU time spent by each party of a load, in milliseconds. */
+export interface CpuSplit {
+  api: number;
+  postgres: number;
+  redis: number;
+  /** The benchmark process itself: autocannon's load generator, here. */
+  loadGenerator: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (CLK_TCK; 100 on Linux). */
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** utime + stime of a process in ms; 0 when it has gone. */
+function cpuMsOf(pid: number): number {
+  try {
+    // the command name (field 2) may hold spaces; fields are counted after its closing paren
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+function pidsOf(args: string[]): number[] {
+  try {
+    return execFileSync('pgrep', args).toString().trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+function snapshot(apiPid: number): Map<string, number> {
+  const times = new Map<string, number>([['api', cpuMsOf(apiPid)]]);
+  for (const pid of pidsOf(['-u', 'postgres'])) times.set(`pg:${pid}`, cpuMsOf(pid));
+  for (const pid of pidsOf(['-x', 'redis-server'])) times.set(`redis:${pid}`, cpuMsOf(pid));
+  const own = process.cpuUsage();
+  times.set('load', (own.user + own.system) / 1000);
+  return times;
+}
+
+/**
+ * Runs a load and splits the CPU it cost between the API process, every PostgreSQL process,
+ * Redis and this process. A process that starts during the load (a pool opening another
+ * connection) counts whole; one that exits during it (an autovacuum worker) is not counted.
+ */
+export async function cpuDuring<T>(apiPid: number, load: () => Promise<T>): Promise<{ result: T; cpu: CpuSplit }> {
+  const before = snapshot(apiPid);
+  const result = await load();
+  const after = snapshot(apiPid);
+  const cpu: CpuSplit = { api: 0, postgres: 0, redis: 0, loadGenerator: 0 };
+  for (const [name, end] of after) {
+    // a process that started during the load (a new pooled connection) spent all of it there
+    const spent = end - (before.get(name) ?? 0);
+    if (name === 'api') cpu.api += spent;
+    else if (name === 'load') cpu.loadGenerator += spent;
+    else if (name.startsWith('pg:')) cpu.postgres += spent;
+    else cpu.redis += spent;
+  }
+  return { result, cpu };
+}
