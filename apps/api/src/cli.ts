@@ -5,7 +5,9 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './command
 import { migrate } from './commands/migrate';
 import { purgeCommand } from './commands/purge';
 import { seedCommand } from './commands/seed';
+import cluster from 'node:cluster';
 import { serve } from './commands/serve';
+import { serveWorkers } from './commands/serve-workers';
 import { sourcesCommand } from './commands/sources';
 import { syncCommand } from './commands/sync';
 import { createLogger } from './logger';
@@ -36,7 +38,12 @@ const program = new Command()
 program
   .command('serve', { isDefault: true })
   .description('start the API (embedded database with demo data unless DATABASE_URL is set)')
-  .action(withConfig((config) => serve(config, createLogger(config.logLevel))));
+  .action(
+    withConfig((config) =>
+      // with WORKERS > 1 this process runs the workers, and each worker runs `serve` itself
+      config.workers > 1 && cluster.isPrimary ? serveWorkers(config, createLogger(config.logLevel)) : serve(config, createLogger(config.logLevel)),
+    ),
+  );
 
 program
   .command('migrate')
@@ -111,4 +118,7 @@ try {
     process.stderr.write(`domain-index: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
+  // A worker of serve-workers.ts is held open by its channel to the primary; disconnecting
+  // lets it exit with its code, which tells the primary that start-up failed.
+  if (cluster.isWorker) cluster.worker?.disconnect();
 }

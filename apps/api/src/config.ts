@@ -33,6 +33,7 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default('10000'),
   RETENTION_DAYS: wholeNumber(0, 3650).default('3'),
   SOURCES_FILE: z.string().optional(),
+  WORKERS: wholeNumber(1, 64).default('1'),
 });
 
 /** The validated configuration of a process. */
@@ -56,6 +57,8 @@ export interface Config {
   retentionDays: number;
   /** A JSON file of marketplaces replacing the built-in five. */
   sourcesFile: string | undefined;
+  /** API processes `serve` runs on this machine, sharing its port (commands/serve-workers.ts). */
+  workers: number;
 }
 
 /** A configuration error: one line naming the variable, never its value (it may hold a password). */
@@ -77,6 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment variable ${name}: ${issue?.message ?? 'invalid value'}`);
   }
   const e = result.data;
+  if (e.WORKERS > 1 && e.DATABASE_URL === undefined) {
+    throw new ConfigError('invalid environment variable WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process)');
+  }
+  if (e.WORKERS > 1 && e.REDIS_URL === undefined) {
+    throw new ConfigError('invalid environment variable WORKERS: more than 1 needs REDIS_URL (an in-process rate limiter would count each worker alone)');
+  }
   return {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
@@ -89,5 +98,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
     sourcesFile: e.SOURCES_FILE,
+    workers: e.WORKERS,
   };
 }

@@ -34,6 +34,8 @@ describe('configuration', () => {
     ['REDIS_URL', 'http://localhost:6379'],
     ['LOG_LEVEL', 'loud'],
     ['COUNT_BUDGET_MS', '-5'],
+    ['WORKERS', '0'],
+    ['WORKERS', 'two'],
   ] as const) {
     it(`refuses to start with a bad ${name} (${value}): one line naming it, non-zero exit`, () => {
       const result = serveWith({ [name]: value });
@@ -44,6 +46,17 @@ describe('configuration', () => {
       expect(result.stdout).toBe('');
     });
   }
+
+  it('refuses more than one worker without PostgreSQL or without Redis, naming WORKERS', () => {
+    for (const env of [{ WORKERS: '2' }, { WORKERS: '2', DATABASE_URL: 'postgres://u@127.0.0.1:1/x' }]) {
+      const result = serveWith(env);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/^domain-index: invalid environment variable WORKERS: more than 1 needs (DATABASE_URL|REDIS_URL)/);
+    }
+    expect(loadConfig({ WORKERS: '2', DATABASE_URL: 'postgres://u@db:5432/x', REDIS_URL: 'redis://r:6379' }).workers).toBe(2);
+    expect(loadConfig({}).workers).toBe(1);
+  });
 
   it('never echoes a DATABASE_URL password in its error line', () => {
     const result = serveWith({ DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/x' });

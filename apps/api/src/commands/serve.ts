@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { apiKeys, listings } from '@domain-index/db';
 import { createKey } from '../auth/key-store';
@@ -9,7 +10,7 @@ import { seedIndex } from '../indexing/seed-index';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
 import { loadCursorSecret } from '../search/cursor-secret';
-import { openMigratedDatabase } from '../runtime';
+import { CliError, openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
 
 /** Listings seeded on the first start of the embedded default, so a laptop has data to search. */
@@ -42,16 +43,25 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     cursorSecret: await loadCursorSecret(database),
     rateLimiter,
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => {
-      resolve(listening);
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const listening = app.listen(config.port, config.host, () => {
+        resolve(listening);
+      });
+      listening.once('error', reject);
     });
-    listening.once('error', reject);
-  });
+  } catch (error) {
+    // the open pool and limiter would keep the process alive with nothing to serve
+    await Promise.allSettled([rateLimiter.close(), database.close()]);
+    const code = (error as { code?: unknown }).code;
+    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+  }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
-  process.stdout.write(`Domain Index API listening on http://${config.host}:${port}/api/v1 (${database.kind})\n`);
+  // a worker of serve-workers.ts leaves the announcement to the process that runs them all
+  if (cluster.isPrimary) process.stdout.write(`Domain Index API listening on http://${config.host}:${port}/api/v1 (${database.kind})\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -68,6 +78,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
         logger.info('stopped');
         logger.flush();
         process.exitCode = 0;
+        // a worker's channel to its primary would keep it alive
+        if (cluster.isWorker) cluster.worker?.disconnect();
       });
     });
     server.closeIdleConnections();

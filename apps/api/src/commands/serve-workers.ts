@@ -1,0 +1,72 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { openMigratedDatabase } from '../runtime';
+
+/** A worker that dies after start-up is replaced after this long, so a crash cannot spin. */
+const REPLACE_AFTER_MS = 1_000;
+
+/**
+ * `serve` with WORKERS > 1: this process brings the schema up to date once, then runs that many
+ * API processes on this machine, sharing one port (Node's cluster module hands the connections
+ * to them in turn). One Node process uses one core; the instances are stateless and the Redis
+ * limiter keeps one count per key across them, so this is N instances on one machine. A worker
+ * that dies is logged and replaced; SIGTERM or SIGINT stop every worker gracefully, then this
+ * process. If a worker fails before all of them listen, start-up fails: everything stops and
+ * the exit code is 1 (the worker has said why on stderr).
+ */
+export async function serveWorkers(config: Config, logger: Logger): Promise<void> {
+  const database = await openMigratedDatabase(config);
+  await database.close();
+
+  let stopping = false;
+  let started = false;
+  const listening = new Set<number>();
+  const fork = (): Worker => cluster.fork();
+
+  cluster.on('listening', (worker, address) => {
+    listening.add(worker.id);
+    if (started || listening.size < config.workers) return;
+    started = true;
+    logger.info({ host: config.host, port: address.port, workers: config.workers }, 'listening');
+    process.stdout.write(`Domain Index API listening on http://${config.host}:${address.port}/api/v1 (postgres, ${config.workers} workers)\n`);
+  });
+
+  cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        logger.info('stopped');
+        logger.flush();
+      }
+      return;
+    }
+    if (!started) {
+      logger.error({ pid: worker.process.pid, code, signal }, 'an API worker failed to start; stopping');
+      process.exitCode = 1;
+      stopAll();
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'an API worker exited; starting another');
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, REPLACE_AFTER_MS).unref();
+  });
+
+  const stopAll = () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      // the worker's own graceful shutdown (commands/serve.ts) finishes its in-flight requests
+      if (worker?.process.pid !== undefined) process.kill(worker.process.pid, 'SIGTERM');
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    logger.info({ signal }, 'shutting down: stopping the API workers');
+    stopAll();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+
+  for (let i = 0; i < config.workers; i += 1) fork();
+}

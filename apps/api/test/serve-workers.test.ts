@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../src/auth/key-store';
+import { testRedisUrl } from './support/redis';
+
+const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
+const redisUrl = testRedisUrl();
+const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The pids of a process's children, from /proc. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (await check()) return;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** `domain-index serve` with WORKERS (2 unless given) on the test PostgreSQL and Redis. */
+function serveWorkers(url: string, port: number, workers = 2): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', WORKERS: String(workers), DATABASE_URL: url, REDIS_URL: redisUrl!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+describe.skipIf(postgresSkipped || redisUrl === undefined)('serve with WORKERS=2 on PostgreSQL and Redis', () => {
+  let test: TestDatabase;
+  beforeAll(async () => {
+    test = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await test.dispose();
+  });
+
+  it('runs two API processes on one port, replaces one that dies, and stops both on SIGTERM', async () => {
+    const { key } = await createKey(test.database, { planId: 'pro', environment: 'test' });
+    const port = await freePort();
+    const server = serveWorkers(test.url!, port);
+    const primary = server.child.pid!;
+    try {
+      await until('it listens', () => server.output().includes('listening on'));
+      expect(server.output()).toContain(`Domain Index API listening on http://127.0.0.1:${port}/api/v1 (postgres, 2 workers)`);
+      const workers = childrenOf(primary);
+      expect(workers).toHaveLength(2);
+      const stats = () => fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key}` } });
+      for (let i = 0; i < 6; i += 1) expect((await stats()).status).toBe(200);
+
+      process.kill(workers[0]!, 'SIGKILL');
+      await until('a new worker replaced the killed one', () => {
+        const now = childrenOf(primary);
+        return now.length === 2 && !now.includes(workers[0]!);
+      });
+      await until('the new worker answers too', async () => (await Promise.all([stats(), stats(), stats(), stats()])).every((r) => r.status === 200));
+
+      const running = childrenOf(primary);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      for (const pid of running) expect(alive(pid), `worker ${pid} outlived its primary`).toBe(false);
+    } finally {
+      server.child.kill('SIGKILL');
+      for (const pid of childrenOf(primary)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('fails start-up with one line and a non-zero exit when the port is taken, with one process or several', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      for (const workers of [1, 2]) {
+        const server = serveWorkers(test.url!, port, workers);
+        try {
+          const code = await Promise.race([server.exited, sleep(20_000, 'still running after 20 s')]);
+          expect(code, `WORKERS=${workers}`).toBeTypeOf('number');
+          expect(code, `WORKERS=${workers}`).not.toBe(0);
+          expect(server.output()).toContain(`domain-index: cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+          expect(server.output()).not.toContain('listening on');
+        } finally {
+          // a process that hangs instead of exiting must not outlive the test
+          for (const pid of childrenOf(server.child.pid!)) process.kill(pid, 'SIGKILL');
+          server.child.kill('SIGKILL');
+        }
+      }
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
