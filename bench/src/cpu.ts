@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { childrenOf } from './servers';
 
 /** CPU time spent by each party of a load, in milliseconds. */
 export interface CpuSplit {
+  /** The API process and its workers. */
   api: number;
   postgres: number;
   redis: number;
@@ -34,7 +36,9 @@ function pidsOf(args: string[]): number[] {
 }
 
 function snapshot(apiPid: number): Map<string, number> {
-  const times = new Map<string, number>([['api', cpuMsOf(apiPid)]]);
+  const times = new Map<string, number>();
+  // the API process and its workers (WORKERS), each counted as its own process
+  for (const pid of [apiPid, ...childrenOf(apiPid)]) times.set(`api:${pid}`, cpuMsOf(pid));
   for (const pid of pidsOf(['-u', 'postgres'])) times.set(`pg:${pid}`, cpuMsOf(pid));
   for (const pid of pidsOf(['-x', 'redis-server'])) times.set(`redis:${pid}`, cpuMsOf(pid));
   const own = process.cpuUsage();
@@ -55,7 +59,7 @@ export async function cpuDuring<T>(apiPid: number, load: () => Promise<T>): Prom
   for (const [name, end] of after) {
     // a process that started during the load (a new pooled connection) spent all of it there
     const spent = end - (before.get(name) ?? 0);
-    if (name === 'api') cpu.api += spent;
+    if (name.startsWith('api:')) cpu.api += spent;
     else if (name === 'load') cpu.loadGenerator += spent;
     else if (name.startsWith('pg:')) cpu.postgres += spent;
     else cpu.redis += spent;

@@ -15,7 +15,7 @@ import { SEARCH_SHAPES } from './shapes';
 const pattern = new RegExp(process.argv[2] ?? '.', 'i');
 const key = await benchKey(BENCH.databaseUrl);
 const headers = { Authorization: `Bearer ${key}` };
-const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl });
+const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl, WORKERS: String(BENCH.workers) });
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 10 });
 const floor = floorRunner(database);
 

@@ -33,7 +33,7 @@ log(`dataset: ${dataset.listings} listings (${dataset.reused ? 'reused' : `seede
 
 const key = await benchKey(BENCH.databaseUrl);
 const headers = { Authorization: `Bearer ${key}` };
-const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl });
+const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl, WORKERS: String(BENCH.workers) });
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 10 });
 const floor = floorRunner(database);
 const toStatement = (query: { toSQL(): { sql: string; params: unknown[] } }): Statement => query.toSQL();

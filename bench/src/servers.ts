@@ -24,11 +24,26 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** VmHWM of a process, MiB. */
+/** The pids of a process's children (the API's workers), from /proc. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** VmHWM of a process and of its children (the API's workers, each a process), MiB. */
 export function peakRss(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
-  return kb === undefined ? 0 : Number(kb) / 1024;
+  let kb = 0;
+  for (const each of [pid, ...childrenOf(pid)]) {
+    try {
+      kb += Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${each}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      /* it has exited */
+    }
+  }
+  return kb / 1024;
 }
 
 async function startProcess(command: string[], env: Record<string, string>, ready: string, port: number): Promise<ServerProcess> {

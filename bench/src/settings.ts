@@ -10,4 +10,6 @@ export const BENCH = {
   /** Seconds of load per shape at concurrency 32. */
   loadSeconds: Number(process.env.BENCH_LOAD_SECONDS ?? 5),
   concurrency: 32,
+  /** API processes (WORKERS): one per core of this 2-core machine, as an operator would run it. */
+  workers: Number(process.env.BENCH_WORKERS ?? 2),
 } as const;
