@@ -1,7 +1,8 @@
 // A quick look while working on the API: `pnpm --filter @domain-index/bench probe [pattern]`
 // measures the search shapes whose name matches the pattern (and the lookups), API against
 // floor at concurrency 1 and the API's throughput at concurrency 32, and prints them. It
-// writes nothing; the full run (run.ts) makes the committed figures.
+// writes no results (it does create an API key on the bench plan, as the full run does);
+// the full run (run.ts) makes the committed figures.
 import { openDatabase } from '@domain-index/db';
 import { lookupStatement } from '@domain-index/api/src/listings/lookup-query';
 import { cpuDuring } from './cpu';

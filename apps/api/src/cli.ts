@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config';
+import { checkWorkers, ConfigError, loadConfig, type Config } from './config';
 import { importCommand } from './commands/import';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys';
 import { migrate } from './commands/migrate';
@@ -39,10 +39,11 @@ program
   .command('serve', { isDefault: true })
   .description('start the API (embedded database with demo data unless DATABASE_URL is set)')
   .action(
-    withConfig((config) =>
+    withConfig((config) => {
+      checkWorkers(config);
       // with WORKERS > 1 this process runs the workers, and each worker runs `serve` itself
-      config.workers > 1 && cluster.isPrimary ? serveWorkers(config, createLogger(config.logLevel)) : serve(config, createLogger(config.logLevel)),
-    ),
+      return config.workers > 1 && cluster.isPrimary ? serveWorkers(config, createLogger(config.logLevel)) : serve(config, createLogger(config.logLevel));
+    }),
   );
 
 program

@@ -66,6 +66,20 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/**
+ * What `serve` needs on top of a valid environment: more than one worker shares PostgreSQL
+ * and Redis. Checked by `serve` only, so that other commands run with the same environment.
+ */
+export function checkWorkers(config: Config): Config {
+  if (config.workers > 1 && config.databaseUrl === undefined) {
+    throw new ConfigError('invalid environment variable WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process)');
+  }
+  if (config.workers > 1 && config.redisUrl === undefined) {
+    throw new ConfigError('invalid environment variable WORKERS: more than 1 needs REDIS_URL (an in-process rate limiter would count each worker alone)');
+  }
+  return config;
+}
+
 /** Reads and validates the environment once; an empty value counts as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
@@ -80,12 +94,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment variable ${name}: ${issue?.message ?? 'invalid value'}`);
   }
   const e = result.data;
-  if (e.WORKERS > 1 && e.DATABASE_URL === undefined) {
-    throw new ConfigError('invalid environment variable WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process)');
-  }
-  if (e.WORKERS > 1 && e.REDIS_URL === undefined) {
-    throw new ConfigError('invalid environment variable WORKERS: more than 1 needs REDIS_URL (an in-process rate limiter would count each worker alone)');
-  }
   return {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,

@@ -55,6 +55,8 @@ describe('configuration', () => {
       expect(result.stderr).toMatch(/^domain-index: invalid environment variable WORKERS: more than 1 needs (DATABASE_URL|REDIS_URL)/);
     }
     expect(loadConfig({ WORKERS: '2', DATABASE_URL: 'postgres://u@db:5432/x', REDIS_URL: 'redis://r:6379' }).workers).toBe(2);
+    // the other commands run with the same environment
+    expect(loadConfig({ WORKERS: '2' }).workers).toBe(2);
     expect(loadConfig({}).workers).toBe(1);
   });
 

@@ -48,7 +48,9 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
 
 /** `domain-index serve` with WORKERS (2 unless given) on the test PostgreSQL and Redis. */
 function serveWorkers(url: string, port: number, workers = 2): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  // in a process group of its own, as under a supervisor: the test can signal the whole group
   const child = spawn(process.execPath, [cli, 'serve'], {
+    detached: true,
     env: { PATH: process.env.PATH ?? '', WORKERS: String(workers), DATABASE_URL: url, REDIS_URL: redisUrl!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   });
   let output = '';
@@ -67,7 +69,9 @@ describe.skipIf(postgresSkipped || redisUrl === undefined)('serve with WORKERS=2
     await test.dispose();
   });
 
-  it('runs two API processes on one port, replaces one that dies, and stops both on SIGTERM', async () => {
+  const stats = (port: number, key: string) => fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key}` } });
+
+  it('runs two API processes on one port and replaces them when both die at once', async () => {
     const { key } = await createKey(test.database, { planId: 'pro', environment: 'test' });
     const port = await freePort();
     const server = serveWorkers(test.url!, port);
@@ -77,23 +81,47 @@ describe.skipIf(postgresSkipped || redisUrl === undefined)('serve with WORKERS=2
       expect(server.output()).toContain(`Domain Index API listening on http://127.0.0.1:${port}/api/v1 (postgres, 2 workers)`);
       const workers = childrenOf(primary);
       expect(workers).toHaveLength(2);
-      const stats = () => fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key}` } });
-      for (let i = 0; i < 6; i += 1) expect((await stats()).status).toBe(200);
+      for (let i = 0; i < 6; i += 1) expect((await stats(port, key)).status).toBe(200);
 
-      process.kill(workers[0]!, 'SIGKILL');
-      await until('a new worker replaced the killed one', () => {
+      // every worker gone at once (an out-of-memory kill, a crash every worker hits)
+      for (const pid of workers) process.kill(pid, 'SIGKILL');
+      await until('two new workers replaced the killed ones', () => {
         const now = childrenOf(primary);
-        return now.length === 2 && !now.includes(workers[0]!);
+        return now.length === 2 && now.every((pid) => !workers.includes(pid));
       });
-      await until('the new worker answers too', async () => (await Promise.all([stats(), stats(), stats(), stats()])).every((r) => r.status === 200));
+      // only the new workers exist, so these answers are theirs
+      // (until they listen, connections fail: nothing serves them)
+      await until('the new workers answer', async () => {
+        const answers = await Promise.all([stats(port, key), stats(port, key)]).catch(() => []);
+        return answers.length === 2 && answers.every((r) => r.status === 200);
+      });
 
-      const running = childrenOf(primary);
+      // a supervisor's stop: SIGTERM to the whole process group reaches every worker twice
+      const replaced = childrenOf(primary);
+      process.kill(-primary, 'SIGTERM');
+      // 0 only if every worker stopped cleanly rather than being killed by the second signal
+      expect(await server.exited).toBe(0);
+      for (const pid of replaced) expect(alive(pid), `worker ${pid} outlived its primary`).toBe(false);
+      expect(server.output()).not.toContain('did not stop cleanly');
+    } finally {
+      for (const pid of childrenOf(primary)) process.kill(pid, 'SIGKILL');
+      server.child.kill('SIGKILL');
+    }
+  });
+
+  it('stops every worker gracefully when only the primary gets SIGTERM', async () => {
+    const port = await freePort();
+    const server = serveWorkers(test.url!, port);
+    const primary = server.child.pid!;
+    try {
+      await until('it listens', () => server.output().includes('listening on'));
+      const workers = childrenOf(primary);
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
-      for (const pid of running) expect(alive(pid), `worker ${pid} outlived its primary`).toBe(false);
+      for (const pid of workers) expect(alive(pid), `worker ${pid} outlived its primary`).toBe(false);
     } finally {
-      server.child.kill('SIGKILL');
       for (const pid of childrenOf(primary)) process.kill(pid, 'SIGKILL');
+      server.child.kill('SIGKILL');
     }
   });
 

@@ -73,6 +73,10 @@ function openPostgres(url: string, max: number, statementTimeoutMs: number | und
       application_name: 'domain-index',
       // Short indexed statements: compiling them with JIT costs more than it could save.
       jit: 'off',
+      // float8 values reach the API as text parsed by the driver (money, counts up to 2^53):
+      // any value above 0 makes PostgreSQL write the exact shortest form (the default since
+      // PostgreSQL 12, set here against a server or role that lowers it).
+      extra_float_digits: 3,
       ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
     },
   });

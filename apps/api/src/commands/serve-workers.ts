@@ -21,8 +21,9 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
 
   let stopping = false;
   let started = false;
+  const running = new Set<Worker>();
   const listening = new Set<number>();
-  const fork = (): Worker => cluster.fork();
+  const fork = () => running.add(cluster.fork());
 
   cluster.on('listening', (worker, address) => {
     listening.add(worker.id);
@@ -33,9 +34,15 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
   });
 
   cluster.on('exit', (worker, code, signal) => {
+    running.delete(worker);
     listening.delete(worker.id);
+    const clean = code === 0 && signal === null;
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) {
+      if (!clean) {
+        logger.error({ pid: worker.process.pid, code, signal }, 'an API worker did not stop cleanly');
+        process.exitCode = 1;
+      }
+      if (running.size === 0) {
         logger.info('stopped');
         logger.flush();
       }
@@ -48,16 +55,18 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'an API worker exited; starting another');
+    // Not unref'd: with every worker gone, this timer is what keeps the primary alive.
     setTimeout(() => {
       if (!stopping) fork();
-    }, REPLACE_AFTER_MS).unref();
+    }, REPLACE_AFTER_MS);
   });
 
   const stopAll = () => {
     stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) {
-      // the worker's own graceful shutdown (commands/serve.ts) finishes its in-flight requests
-      if (worker?.process.pid !== undefined) process.kill(worker.process.pid, 'SIGTERM');
+    for (const worker of running) {
+      // the worker's own graceful shutdown (commands/serve.ts) finishes its in-flight requests;
+      // ChildProcess.kill does not throw for a process that has just exited
+      if (!worker.isDead()) worker.process.kill('SIGTERM');
     }
   };
   const onSignal = (signal: NodeJS.Signals) => {
@@ -65,8 +74,8 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
     logger.info({ signal }, 'shutting down: stopping the API workers');
     stopAll();
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 
   for (let i = 0; i < config.workers; i += 1) fork();
 }

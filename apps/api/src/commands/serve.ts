@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { apiKeys, listings } from '@domain-index/db';
 import { createKey } from '../auth/key-store';
 import { createApp } from '../app';
@@ -8,6 +9,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { seedIndex } from '../indexing/seed-index';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
+import type { RateLimiter } from '../ratelimit/rate-limiter';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
 import { loadCursorSecret } from '../search/cursor-secret';
 import { CliError, openMigratedDatabase } from '../runtime';
@@ -24,39 +26,36 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);
   // Every API statement is cancelled past the query budget (503 query_failed, never a hang).
   const database = await openMigratedDatabase(config, { statementTimeoutMs: config.queryTimeoutMs });
-  if (config.databaseUrl === undefined && (await database.db.$count(listings)) === 0) {
-    process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);
-    await seedIndex({ database, sources, rows: DEMO_ROWS, clock: systemClock });
-  }
-  if (config.databaseUrl === undefined && (await database.db.$count(apiKeys)) === 0) {
-    const demo = await createKey(database, { planId: 'pro', name: 'demo', environment: 'test' });
-    process.stdout.write(`Demo API key (pro plan; shown once, only its hash is stored):\n  ${demo.key}\n`);
-  }
-  const rateLimiter = config.redisUrl === undefined ? new MemoryRateLimiter() : new RedisRateLimiter(config.redisUrl);
-  const app = createApp({
-    database,
-    logger,
-    clock: systemClock,
-    sources,
-    countBudgetMs: config.countBudgetMs,
-    queryTimeoutMs: config.queryTimeoutMs,
-    cursorSecret: await loadCursorSecret(database),
-    rateLimiter,
-  });
+  let rateLimiter: RateLimiter | undefined;
   let server: Server;
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(config.port, config.host, () => {
-        resolve(listening);
-      });
-      listening.once('error', reject);
+    if (config.databaseUrl === undefined && (await database.db.$count(listings)) === 0) {
+      process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);
+      await seedIndex({ database, sources, rows: DEMO_ROWS, clock: systemClock });
+    }
+    if (config.databaseUrl === undefined && (await database.db.$count(apiKeys)) === 0) {
+      const demo = await createKey(database, { planId: 'pro', name: 'demo', environment: 'test' });
+      process.stdout.write(`Demo API key (pro plan; shown once, only its hash is stored):\n  ${demo.key}\n`);
+    }
+    rateLimiter = config.redisUrl === undefined ? new MemoryRateLimiter() : new RedisRateLimiter(config.redisUrl);
+    const app = createApp({
+      database,
+      logger,
+      clock: systemClock,
+      sources,
+      countBudgetMs: config.countBudgetMs,
+      queryTimeoutMs: config.queryTimeoutMs,
+      cursorSecret: await loadCursorSecret(database),
+      rateLimiter,
     });
+    server = await listen(app, config);
   } catch (error) {
-    // the open pool and limiter would keep the process alive with nothing to serve
-    await Promise.allSettled([rateLimiter.close(), database.close()]);
-    const code = (error as { code?: unknown }).code;
-    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+    // An open pool or limiter would keep the process alive with nothing to serve (and a
+    // worker's primary would never learn that its start-up failed).
+    await Promise.allSettled([rateLimiter?.close(), database.close()]);
+    throw error;
   }
+  const limiter = rateLimiter;
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
@@ -74,7 +73,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(() => {
-      void Promise.allSettled([rateLimiter.close(), database.close()]).finally(() => {
+      void Promise.allSettled([limiter.close(), database.close()]).finally(() => {
         logger.info('stopped');
         logger.flush();
         process.exitCode = 0;
@@ -84,10 +83,28 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     });
     server.closeIdleConnections();
   };
-  process.once('SIGTERM', () => {
+  // `on`, not `once`: a supervisor that signals the whole process group (systemd's default)
+  // reaches a worker twice, from itself and from the primary; a second signal must not fall
+  // through to the default action and kill the worker mid-request. stop() ignores repeats.
+  process.on('SIGTERM', () => {
     stop('SIGTERM');
   });
-  process.once('SIGINT', () => {
+  process.on('SIGINT', () => {
     stop('SIGINT');
   });
+}
+
+/** Listens on the configured address; a failure (the port taken) becomes one CLI line. */
+async function listen(app: Express, config: Config): Promise<Server> {
+  try {
+    return await new Promise<Server>((resolve, reject) => {
+      const listening = app.listen(config.port, config.host, () => {
+        resolve(listening);
+      });
+      listening.once('error', reject);
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+  }
 }

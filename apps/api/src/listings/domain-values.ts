@@ -7,7 +7,8 @@ const isoText = (value: AnyPgColumn | SQL) => sql`to_char(${value} at time zone 
 /**
  * numeric (money) and bigint (backlinks) arrive from the drivers as strings; as float8 they
  * arrive as the JSON number the API answers with. Exact: money has 2 decimals within 14 digits,
- * and counts stay far below 2^53.
+ * counts are at most 2^53 - 1 (the feed's limit), and the connection asks for the exact float
+ * output (extra_float_digits, database.ts).
  */
 const asNumber = (column: AnyPgColumn) => sql`${column}::float8`;
 
