@@ -34,11 +34,13 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
   });
 
   cluster.on('exit', (worker, code, signal) => {
+    // a worker stopped while still starting had nothing in flight, however it ended
+    const wasServing = listening.has(worker.id);
     running.delete(worker);
     listening.delete(worker.id);
     const clean = code === 0 && signal === null;
     if (stopping) {
-      if (!clean) {
+      if (!clean && wasServing) {
         logger.error({ pid: worker.process.pid, code, signal }, 'an API worker did not stop cleanly');
         process.exitCode = 1;
       }
