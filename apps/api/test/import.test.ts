@@ -149,6 +149,40 @@ for (const { engine, skip } of testEngines()) {
       expect(staging).toEqual([]);
     });
 
+    it('changes nothing and leaves no staging table behind when a staging insert fails mid-stream', async () => {
+      await run(test.database, jsonlFeed([auctionRecord('kept.com')]));
+      // a fault in the third chunk's insert, injected into every staging table as it is created
+      await test.database.db.execute(sql`
+        create function fail_staging() returns trigger language plpgsql as $$
+        begin if new.domain_name = 'boom-staging.com' then raise exception 'injected staging fault'; end if; return new; end $$`);
+      await test.database.db.execute(sql`
+        create function arm_staging() returns event_trigger language plpgsql as $$
+        declare created record;
+        begin
+          for created in select object_identity from pg_event_trigger_ddl_commands() where object_identity like '%listing_import_%' loop
+            execute format('create trigger fail_staging before insert on %s for each row execute function fail_staging()', created.object_identity);
+          end loop;
+        end $$`);
+      await test.database.db.execute(sql`create event trigger arm_staging on ddl_command_end when tag in ('CREATE TABLE') execute function arm_staging()`);
+      try {
+        const records = Array.from({ length: 7_000 }, (_, i) => auctionRecord(i === 5_000 ? 'boom-staging.com' : `staged${i}.com`));
+        const failure = await run(test.database, jsonlFeed(records)).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        // Drizzle names the statement; the database's own error is its cause
+        expect(failure).toBeInstanceOf(Error);
+        expect(String((failure as Error).cause)).toContain('injected staging fault');
+      } finally {
+        await test.database.db.execute(sql`drop event trigger arm_staging`);
+        await test.database.db.execute(sql`drop function arm_staging()`);
+        await test.database.db.execute(sql`drop function fail_staging()`);
+      }
+      expect(await namesOf(test.database, 'alpha')).toEqual(['kept.com']);
+      const staging = await test.database.rows(sql`select 1 from pg_tables where tablename like 'listing_import_%'`);
+      expect(staging).toEqual([]);
+    });
+
     it('reports malformed lines with line and reason and skips them', async () => {
       const good = Array.from({ length: 96 }, (_, i) => auctionRecord(`good${i}.com`));
       const rejected: { line: number; reason: string }[] = [];
