@@ -107,6 +107,10 @@ program
   .description('list the configured marketplaces and their last sync')
   .action(withConfig(sourcesCommand));
 
+// A worker of serve-workers.ts lives while it serves, like any process: its channel to the
+// primary must not keep it alive after it stopped, or failed to start, with its exit code.
+if (cluster.isWorker) process.channel?.unref();
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
@@ -119,7 +123,4 @@ try {
     process.stderr.write(`domain-index: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
-  // A worker of serve-workers.ts is held open by its channel to the primary; disconnecting
-  // lets it exit with its code, which tells the primary that start-up failed.
-  if (cluster.isWorker) cluster.worker?.disconnect();
 }

@@ -77,8 +77,6 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
         logger.info('stopped');
         logger.flush();
         process.exitCode = 0;
-        // a worker's channel to its primary would keep it alive
-        if (cluster.isWorker) cluster.worker?.disconnect();
       });
     });
     server.closeIdleConnections();
