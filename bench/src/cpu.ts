@@ -35,14 +35,20 @@ function pidsOf(args: string[]): number[] {
   }
 }
 
-function snapshot(apiPid: number): Map<string, number> {
-  const times = new Map<string, number>();
+/** One reading: each process's CPU so far, keyed by pid, with the party it belongs to. */
+type Snapshot = Map<number, { party: keyof CpuSplit; ms: number }>;
+
+function snapshot(apiPid: number): Snapshot {
+  const times: Snapshot = new Map();
+  const read = (party: keyof CpuSplit, pids: number[]) => {
+    for (const pid of pids) times.set(pid, { party, ms: cpuMsOf(pid) });
+  };
   // the API process and its workers (WORKERS), each counted as its own process
-  for (const pid of [apiPid, ...childrenOf(apiPid)]) times.set(`api:${pid}`, cpuMsOf(pid));
-  for (const pid of pidsOf(['-u', 'postgres'])) times.set(`pg:${pid}`, cpuMsOf(pid));
-  for (const pid of pidsOf(['-x', 'redis-server'])) times.set(`redis:${pid}`, cpuMsOf(pid));
+  read('api', [apiPid, ...childrenOf(apiPid)]);
+  read('postgres', pidsOf(['-u', 'postgres']));
+  read('redis', pidsOf(['-x', 'redis-server']));
   const own = process.cpuUsage();
-  times.set('load', (own.user + own.system) / 1000);
+  times.set(process.pid, { party: 'loadGenerator', ms: (own.user + own.system) / 1000 });
   return times;
 }
 
@@ -56,13 +62,9 @@ export async function cpuDuring<T>(apiPid: number, load: () => Promise<T>): Prom
   const result = await load();
   const after = snapshot(apiPid);
   const cpu: CpuSplit = { api: 0, postgres: 0, redis: 0, loadGenerator: 0 };
-  for (const [name, end] of after) {
+  for (const [pid, { party, ms }] of after) {
     // a process that started during the load (a new pooled connection) spent all of it there
-    const spent = end - (before.get(name) ?? 0);
-    if (name.startsWith('api:')) cpu.api += spent;
-    else if (name === 'load') cpu.loadGenerator += spent;
-    else if (name.startsWith('pg:')) cpu.postgres += spent;
-    else cpu.redis += spent;
+    cpu[party] += ms - (before.get(pid)?.ms ?? 0);
   }
   return { result, cpu };
 }

@@ -3,10 +3,10 @@
 // floor at concurrency 1 and the API's throughput at concurrency 32, and prints them. It
 // writes no results (it does create an API key on the bench plan, as the full run does);
 // the full run (run.ts) makes the committed figures.
-import { openDatabase } from '@domain-index/db';
+import { openDatabase, type RenderedStatement } from '@domain-index/db';
 import { lookupStatement } from '@domain-index/api/src/listings/lookup-query';
 import { cpuDuring } from './cpu';
-import { floorRunner, type Statement } from './floor';
+import { floorRunner } from './floor';
 import { httpLoad, sequential } from './measure';
 import { pageStatement } from './page-statement';
 import { benchKey, startApi } from './servers';
@@ -20,7 +20,7 @@ const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.r
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 10 });
 const floor = floorRunner(database);
 
-async function probe(name: string, path: string, statements: Statement[]): Promise<void> {
+async function probe(name: string, path: string, statements: RenderedStatement[]): Promise<void> {
   const once = async () => {
     const response = await fetch(`${api.url}/api/v1${path}`, { headers });
     await response.arrayBuffer();

@@ -59,10 +59,8 @@ function shapeRow(s: ShapeResult): string {
 function costRow(s: ShapeResult, cores: number): string {
   const c = s.cpuPerRequestUs;
   const own = s.ceiling === undefined ? '-' : Math.max(0, s.api.p50 - s.floor.p50 - s.ceiling.p50).toFixed(2);
-  const cpu = c === undefined ? ['-', '-', '-', '-', '-', '-'] : (() => {
-    const sum = c.api + c.postgres + c.redis + c.loadGenerator;
-    return [c.api, c.postgres, c.redis, c.loadGenerator, sum].map((v) => Math.round(v).toString()).concat(Math.round((cores * 1e6) / sum).toString());
-  })();
+  const sum = c === undefined ? 0 : c.api + c.postgres + c.redis + c.loadGenerator;
+  const cpu = c === undefined ? Array<string>(6).fill('-') : [c.api, c.postgres, c.redis, c.loadGenerator, sum, (cores * 1e6) / sum].map((v) => Math.round(v).toString());
   return `| ${s.name} | ${s.api.p50} | ${s.floor.p50} | ${s.ceiling?.p50 ?? '-'} | ${own} | ${cpu.join(' | ')} | ${s.apiRps} |`;
 }
 

@@ -6,14 +6,14 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { searchQuerySchema } from '@domain-index/contract';
-import { openDatabase, sql } from '@domain-index/db';
+import { openDatabase, sql, type RenderedStatement } from '@domain-index/db';
 import { lookupStatement } from '@domain-index/api/src/listings/lookup-query';
 import { statsQueries } from '@domain-index/api/src/routes/stats';
 import { searchConditions } from '@domain-index/api/src/search/filters';
 import type { CursorPosition } from '@domain-index/api/src/search/cursor';
 import { cpuDuring, type CpuSplit } from './cpu';
 import { ensureDataset } from './dataset';
-import { floorRunner, type Statement } from './floor';
+import { floorRunner } from './floor';
 import { measureImport, writeFeed } from './import-bench';
 import { httpLoad, saturate, sequential, type Latency } from './measure';
 import { writeReport, type Results, type ShapeResult } from './report';
@@ -36,7 +36,7 @@ const headers = { Authorization: `Bearer ${key}` };
 const api = await startApi({ DATABASE_URL: BENCH.databaseUrl, REDIS_URL: BENCH.redisUrl, WORKERS: String(BENCH.workers) });
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 10 });
 const floor = floorRunner(database);
-const toStatement = (query: { toSQL(): { sql: string; params: unknown[] } }): Statement => query.toSQL();
+const toStatement = (query: { toSQL(): { sql: string; params: unknown[] } }): RenderedStatement => query.toSQL();
 
 async function get(path: string, expected = 200): Promise<string> {
   const response = await fetch(`${api.url}/api/v1${path}`, { headers });
@@ -64,7 +64,7 @@ const perRequest = (cpu: CpuSplit, requests: number): CpuSplit => ({
 });
 
 /** API and floor side by side for one shape. */
-async function measureShape(shape: Shape, path: string, statements: Statement[], expected = 200, floorRuns = BENCH.sequentialRequests): Promise<ShapeResult> {
+async function measureShape(shape: Shape, path: string, statements: RenderedStatement[], expected = 200, floorRuns = BENCH.sequentialRequests): Promise<ShapeResult> {
   log(`shape: ${shape.name}`);
   const body = await get(path, expected);
   const apiLatency = await sequential(BENCH.sequentialRequests, async () => {
@@ -110,7 +110,7 @@ async function measureShape(shape: Shape, path: string, statements: Statement[],
 }
 
 /** The page statement the API sends for a query (page-statement.ts). */
-async function searchStatements(query: Record<string, string>, after?: CursorPosition): Promise<Statement[]> {
+async function searchStatements(query: Record<string, string>, after?: CursorPosition): Promise<RenderedStatement[]> {
   const { sql: text, params } = await pageStatement(database, query, after);
   return [{ sql: text, params }];
 }
