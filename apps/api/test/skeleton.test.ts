@@ -81,6 +81,27 @@ for (const { engine, skip } of engines) {
       expect(unsafe.headers.get('x-request-id')).toMatch(/^req_/);
     });
 
+    it('writes one access-log line per request: id, method, URL, status, time; errors at error level', async () => {
+      const linesOf = (source: RunningApi, id: string) =>
+        source.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => (line.req as { id?: string } | undefined)?.id === id);
+      await api.get('/api/v1/domains?search=ab&limit=2', { headers: { 'X-Request-Id': 'access-log-ok-1' } });
+      await api.get('/api/v1/nope', { headers: { 'X-Request-Id': 'access-log-404-1' } });
+      await failing.get('/api/v1/stats', { headers: { 'X-Request-Id': 'access-log-500-1' } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+
+      const ok = linesOf(api, 'access-log-ok-1');
+      expect(ok).toHaveLength(1);
+      expect(ok[0]).toMatchObject({
+        level: 30,
+        msg: 'request completed',
+        req: { id: 'access-log-ok-1', method: 'GET', url: '/api/v1/domains?search=ab&limit=2' },
+        res: { statusCode: 200 },
+      });
+      expect(ok[0]!.responseTime).toEqual(expect.any(Number));
+      expect(linesOf(api, 'access-log-404-1')).toMatchObject([{ level: 30, res: { statusCode: 404 } }]);
+      expect(linesOf(failing, 'access-log-500-1')).toMatchObject([{ level: 50, res: { statusCode: 500 } }]);
+    });
+
     it('has no X-Powered-By header', async () => {
       expect((await api.get('/api/v1/stats')).headers.get('x-powered-by')).toBeNull();
     });

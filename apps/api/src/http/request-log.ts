@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pinoHttp } from 'pino-http';
+import type { RequestHandler } from 'express';
 import type { Logger } from '../logger';
 import { isKeyLikeParam } from './reject-key-in-query';
 
@@ -18,20 +17,32 @@ export function redactUrl(url: string): string {
   return redacted ? `${url.slice(0, queryStart)}?${params.toString()}` : url;
 }
 
-/** One access-log line per request: no headers, so no Authorization value, and a redacted URL. */
-export function requestLog(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId: (_req: IncomingMessage, res: ServerResponse) => String(res.getHeader('X-Request-Id') ?? ''),
-    customLogLevel: (_req, res, error) =>
-      error !== undefined || res.statusCode >= 500 ? 'error' : 'info',
-    serializers: {
-      req: (req: { id: unknown; method: string; url: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: redactUrl(req.url),
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
+/**
+ * One access-log line per request, when its response is done: `info` below 500, `error` from
+ * 500, "request aborted" when the client left first. No headers, so no Authorization value,
+ * and a redacted URL.
+ *
+ * Written here rather than with pino-http: pino-http builds two child loggers per request,
+ * serialising the request into their bindings, whether or not the line is ever written; under
+ * lookup load that was 8% of the API's CPU with the log level at warn. Here nothing is built
+ * unless the line's level is enabled.
+ */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    // 'close' comes last, both after a response is finished and when the client goes away.
+    res.once('close', () => {
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          req: { id: res.locals.requestId as string, method: req.method, url: redactUrl(req.originalUrl) },
+          res: { statusCode: res.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        },
+        res.writableFinished ? 'request completed' : 'request aborted',
+      );
+    });
+    next();
+  };
 }
