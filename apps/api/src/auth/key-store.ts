@@ -1,4 +1,4 @@
-import { apiKeys, eq, isNull, and, perDatabase, plans, sql, type Database } from '@domain-index/db';
+import { apiKeys, eq, fillPlaceholders, isNull, and, perDatabase, plans, sql, type Database } from '@domain-index/db';
 import { displayPrefix, generateApiKey, hashApiKey, newKeyId, type KeyEnvironment } from './api-key';
 
 /** What authentication needs to know of a presented key. */
@@ -20,22 +20,26 @@ export interface KeyListing {
   revokedReason: string | null;
 }
 
-const preparedFindKey = perDatabase((database) =>
+const renderedFindKey = perDatabase((database) =>
   database.db
     .select({ id: apiKeys.id, planId: apiKeys.planId, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
     .limit(1)
-    .prepare('find_api_key'),
+    .toSQL(),
 );
 
 /**
  * Looks a presented key up by its hash; undefined when no such key exists. It runs on every
- * request (a revocation applies on the next one), so the statement is prepared once per database.
+ * request (a revocation applies on the next one), so its text is rendered once per database,
+ * prepared once per connection, and its row read as the driver's array, like the lookup's.
  */
 export async function findKey(database: Database, key: string): Promise<StoredKey | undefined> {
-  const [row] = await preparedFindKey(database).execute({ hash: hashApiKey(key) });
-  return row === undefined ? undefined : { id: row.id, planId: row.planId, revoked: row.revokedAt !== null };
+  const rendered = renderedFindKey(database);
+  const [row] = await database.values({ sql: rendered.sql, params: fillPlaceholders(rendered.params, { hash: hashApiKey(key) }), prepare: true });
+  if (row === undefined) return undefined;
+  const [id, planId, revokedAt] = row as [string, string, unknown];
+  return { id, planId, revoked: revokedAt !== null };
 }
 
 /** Creates a key on a plan; returns the key itself, which is never stored or shown again. */
