@@ -21,12 +21,15 @@ return count`;
 /** Longest a limiter call may take before the request is refused as unmetered. */
 const COMMAND_TIMEOUT_MS = 1_000;
 
+/** The client with the script as a command: ioredis sends it by its SHA1 (EVALSHA), loading it once. */
+type WithConsume = Redis & { consumeWindow(key: string, expirySeconds: number): Promise<unknown> };
+
 /** Counters in Redis, shared by every API instance (REDIS_URL). */
 export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: Redis;
+  private readonly redis: WithConsume;
 
   constructor(url: string, private readonly prefix = 'di:rl') {
-    this.redis = new Redis(url, {
+    const redis = new Redis(url, {
       // Fail at once while disconnected instead of queueing: refused, never served unmetered.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -35,6 +38,9 @@ export class RedisRateLimiter implements RateLimiter {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
       lazyConnect: false,
     });
+    // Sent by its SHA1 rather than as text on every request; ioredis reloads it if Redis lost it.
+    redis.defineCommand('consumeWindow', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+    this.redis = redis as WithConsume;
     this.redis.on('error', () => {
       /* reported per request as 503 rate_limit_unavailable; reconnection is automatic */
     });
@@ -44,7 +50,7 @@ export class RedisRateLimiter implements RateLimiter {
     const { start, resetAt } = currentWindow(policy, now);
     let count: unknown;
     try {
-      count = await this.redis.eval(CONSUME_SCRIPT, 1, `${this.prefix}:${keyId}:${policy.windowSeconds}:${start}`, policy.windowSeconds * 2);
+      count = await this.redis.consumeWindow(`${this.prefix}:${keyId}:${policy.windowSeconds}:${start}`, policy.windowSeconds * 2);
     } catch (error) {
       throw new RateLimiterUnavailableError('the rate-limit store is unavailable', { cause: error });
     }
