@@ -15,6 +15,7 @@ import { rejectKeyInQuery } from './http/reject-key-in-query';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import type { Logger } from './logger';
+import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
@@ -57,7 +58,7 @@ export function createApp(deps: AppDeps): Express {
     // decisions.md: key in the URL, authentication and plan, rate limit.
     globalMiddleware: [
       rejectKeyInQuery(revokeLeakedKey(deps)),
-      authenticate({ ...deps, plans: new PlanCache(deps.database, deps.clock) }),
+      authenticate({ ...deps, plans: new PlanCache(deps.database, deps.clock), keyCheck: keyCheckWithLookup(deps) }),
       enforceRateLimit(deps),
     ],
     // Validation failures go to errorHandler, which answers them in the error envelope.

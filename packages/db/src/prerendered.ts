@@ -14,3 +14,12 @@ export function prerendered(fragment: SQL): SQL {
   if (params.length > 0) throw new Error('prerendered(): the fragment has parameters');
   return sql.raw(text);
 }
+
+/**
+ * A fragment rendered to SQL text with its parameters in order; placeholders
+ * (`sql.placeholder`) stay for `fillPlaceholders`. For statements composed of several queries,
+ * which have no `toSQL()` of their own.
+ */
+export function renderQuery(fragment: SQL): { sql: string; params: unknown[] } {
+  return dialect.sqlToQuery(fragment);
+}

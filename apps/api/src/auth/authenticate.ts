@@ -7,7 +7,8 @@ import type { Clock } from '../clock';
 import { ApiError } from '../http/api-error';
 import type { Logger } from '../logger';
 import { isWellFormedKey } from './api-key';
-import { findKey, revokeKey, touchKey } from './key-store';
+import type { KeyCheckRequest, ResponseLocals } from '../listings/lookup-with-key';
+import { findKey, revokeKey, touchKey, type StoredKey } from './key-store';
 import type { PlanCache, Plan } from './plan-cache';
 
 /** What authentication established about a request, for the steps after it. */
@@ -28,9 +29,16 @@ const BEARER = /^Bearer ([^\s]+)$/i;
  * Steps 2 and 3 of decisions.md: who is calling (401s, 503 key_lookup_unavailable) and on which
  * plan (503 plan_lookup_unavailable). Sets `res.locals.caller`.
  */
-export function authenticate(deps: { database: Database; clock: Clock; logger: Logger; plans: PlanCache }) {
+export function authenticate(deps: {
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+  plans: PlanCache;
+  /** A key check that also reads what the route needs (lookups), or undefined for the plain one. */
+  keyCheck?: (req: KeyCheckRequest, res: ResponseLocals, key: string) => Promise<StoredKey | undefined> | undefined;
+}) {
   const touched = new Map<string, number>();
-  return (req: WithHeaders, res: Response, next: NextFunction): void => {
+  return (req: WithHeaders & KeyCheckRequest, res: Response, next: NextFunction): void => {
     void (async () => {
       const header = req.get('authorization');
       if (header === undefined) {
@@ -44,7 +52,7 @@ export function authenticate(deps: { database: Database; clock: Clock; logger: L
       if (!isWellFormedKey(key)) throw invalidKey();
       let stored;
       try {
-        stored = await findKey(deps.database, key);
+        stored = await (deps.keyCheck?.(req, res, key) ?? findKey(deps.database, key));
       } catch (cause) {
         throw new ApiError('key_lookup_unavailable', 'the API key could not be checked right now; please retry', undefined, {}, cause);
       }

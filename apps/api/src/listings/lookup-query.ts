@@ -11,15 +11,16 @@ import { notEnded } from './not-ended';
  */
 const statusPreference = sql`case ${listings.status} when 'auction' then 0 when 'available' then 1 else 2 end`;
 
-const renderedLookup = perDatabase((database) =>
+/** The lookup query, with the placeholders `name` and `now`. */
+export const lookupQuery = (database: Database) =>
   database.db
     .select({ domain: DOMAIN_COLUMNS })
     .from(listings)
     .where(and(eq(listings.domainName, sql.placeholder('name')), notEnded(sql`${sql.placeholder('now')}::timestamptz`)))
     .orderBy(statusPreference, desc(lastCheckedAt), asc(listings.source))
-    .limit(1)
-    .toSQL(),
-);
+    .limit(1);
+
+const renderedLookup = perDatabase((database) => lookupQuery(database).toSQL());
 
 /**
  * The lookup statement as the API sends it (the benchmark sends the same). Rendered once per

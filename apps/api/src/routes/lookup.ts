@@ -6,16 +6,18 @@ import { ApiError } from '../http/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
 import { findListing } from '../listings/lookup-query';
+import { prefetchedListing } from '../listings/lookup-with-key';
 
 /** GET /api/v1/domains/{domain}: one listed domain, only lowercased, never converted. */
 export function lookupRoute(deps: AppDeps): AppRouteImplementation<Contract['getDomain']> {
-  return async ({ params }) => {
+  return async ({ params, res }) => {
     const name = parseLookupDomain(params.domain);
     if (name === null) {
       throw new ApiError('invalid_domain', `${params.domain.toLowerCase()} is not a valid domain name`);
     }
-    const now = deps.clock.now();
-    const domain = await orQueryFailed(() => findListing(deps.database, name.domainName, now));
+    // Usually read already, in one statement with the key (listings/lookup-with-key.ts).
+    const prefetched = prefetchedListing(res, name.domainName);
+    const domain = prefetched !== undefined ? prefetched.domain : await orQueryFailed(() => findListing(deps.database, name.domainName, deps.clock.now()));
     if (domain === undefined) {
       throw new ApiError('domain_not_found', `${name.domainName} is not currently listed on any supported marketplace`);
     }

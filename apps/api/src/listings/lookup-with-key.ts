@@ -1,0 +1,78 @@
+import { contract, type Domain } from '@domain-index/contract';
+import { apiKeys, eq, fillPlaceholders, perDatabase, renderQuery, sql, type Database } from '@domain-index/db';
+import { parseLookupDomain } from '@domain-index/indexer';
+import type { Request, Response } from 'express';
+import type { Clock } from '../clock';
+import { findKey, type StoredKey } from '../auth/key-store';
+import { hashApiKey } from '../auth/api-key';
+import { DOMAIN_WIDTH, domainFromValues } from './domain-values';
+import { lookupQuery } from './lookup-query';
+
+/** What the combined statement found for a lookup, kept for the route handler. */
+interface PrefetchedListing {
+  domainName: string;
+  domain: Domain | undefined;
+}
+
+/**
+ * The key check and the listing of a lookup in one statement: the key's row, and, only when
+ * the key is active, the listing beside it (a lateral join on the lookup query itself). A
+ * lookup is the commonest request and the cheapest query, so its second round trip to the
+ * database was a large share of its cost (the driver's work, a socket write and read, and
+ * PostgreSQL's per-statement overhead). The key is still read on every request, in the same
+ * snapshot as the listing, so a revocation applies to the very next request.
+ */
+const renderedKeyWithListing = perDatabase((database) =>
+  renderQuery(sql`
+    select k.id, k.plan_id, k.revoked_at, l.*
+    from (${database.db
+      .select({ id: apiKeys.id, planId: apiKeys.planId, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
+      .limit(1)}) k
+    left join lateral (${lookupQuery(database)}) l on k.revoked_at is null`),
+);
+
+/**
+ * The key check `authenticate` runs for a request: for a lookup of a well-formed name, the
+ * combined statement, leaving the listing for the route (see `prefetchedListing`); for anything
+ * else, undefined, and the plain key lookup runs. If the combined statement fails, the plain
+ * key lookup runs instead, so each failure keeps its own answer: key_lookup_unavailable when
+ * keys cannot be read, query_failed from the route when listings cannot.
+ */
+export function keyCheckWithLookup(deps: { database: Database; clock: Clock }) {
+  const withListing = async (res: ResponseLocals, key: string, domainName: string): Promise<StoredKey | undefined> => {
+    const rendered = renderedKeyWithListing(deps.database);
+    let row: unknown[] | undefined;
+    try {
+      [row] = await deps.database.values({
+        sql: rendered.sql,
+        params: fillPlaceholders(rendered.params, { hash: hashApiKey(key), name: domainName, now: deps.clock.now().toISOString() }),
+        prepare: true,
+      });
+    } catch {
+      return findKey(deps.database, key);
+    }
+    if (row === undefined) return undefined;
+    const [id, planId, revokedAt] = row as [string, string, unknown];
+    const listing = row.slice(3, 3 + DOMAIN_WIDTH);
+    res.locals.prefetchedListing = { domainName, domain: listing[0] === null ? undefined : domainFromValues(listing) } satisfies PrefetchedListing;
+    return { id, planId, revoked: revokedAt !== null };
+  };
+  return (req: KeyCheckRequest, res: ResponseLocals, key: string): Promise<StoredKey | undefined> | undefined => {
+    if (req.tsRestRoute !== contract.getDomain) return undefined;
+    const name = parseLookupDomain(req.params.domain ?? '');
+    return name === null ? undefined : withListing(res, key, name.domainName);
+  };
+}
+
+/** What a key check may read of the request: the matched route (set by ts-rest) and its path parameters. */
+export type KeyCheckRequest = Pick<Request, 'params'> & { tsRestRoute?: unknown };
+/** Where a request's findings are kept for the steps after it. */
+export type ResponseLocals = Pick<Response, 'locals'>;
+
+/** The listing the key check already read for this name, if it did. */
+export function prefetchedListing(res: ResponseLocals, domainName: string): PrefetchedListing | undefined {
+  const prefetched = res.locals.prefetchedListing as PrefetchedListing | undefined;
+  return prefetched?.domainName === domainName ? prefetched : undefined;
+}
