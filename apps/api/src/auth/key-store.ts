@@ -20,14 +20,24 @@ export interface KeyListing {
   revokedReason: string | null;
 }
 
-const renderedFindKey = perDatabase((database) =>
+/**
+ * The key with a given hash (placeholder `hash`), as `StoredKey` needs it: id, plan, revoked
+ * time. Also the first part of a lookup's combined statement (listings/lookup-with-key.ts).
+ */
+export const keyByHashQuery = (database: Database) =>
   database.db
     .select({ id: apiKeys.id, planId: apiKeys.planId, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
-    .limit(1)
-    .toSQL(),
-);
+    .limit(1);
+
+/** A StoredKey from the first values of a driver row selected by `keyByHashQuery`. */
+export function storedKeyFromValues(values: readonly unknown[]): StoredKey {
+  const [id, planId, revokedAt] = values as [string, string, unknown];
+  return { id, planId, revoked: revokedAt !== null };
+}
+
+const renderedFindKey = perDatabase((database) => keyByHashQuery(database).toSQL());
 
 /**
  * Looks a presented key up by its hash; undefined when no such key exists. It runs on every
@@ -37,9 +47,7 @@ const renderedFindKey = perDatabase((database) =>
 export async function findKey(database: Database, key: string): Promise<StoredKey | undefined> {
   const rendered = renderedFindKey(database);
   const [row] = await database.values({ sql: rendered.sql, params: fillPlaceholders(rendered.params, { hash: hashApiKey(key) }), prepare: true });
-  if (row === undefined) return undefined;
-  const [id, planId, revokedAt] = row as [string, string, unknown];
-  return { id, planId, revoked: revokedAt !== null };
+  return row === undefined ? undefined : storedKeyFromValues(row);
 }
 
 /** Creates a key on a plan; returns the key itself, which is never stored or shown again. */

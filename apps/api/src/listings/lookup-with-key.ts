@@ -1,9 +1,9 @@
 import { contract, type Domain } from '@domain-index/contract';
-import { apiKeys, eq, fillPlaceholders, perDatabase, renderQuery, sql, type Database } from '@domain-index/db';
+import { fillPlaceholders, perDatabase, renderQuery, sql, type Database } from '@domain-index/db';
 import { parseLookupDomain } from '@domain-index/indexer';
 import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
-import { findKey, type StoredKey } from '../auth/key-store';
+import { findKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '../auth/key-store';
 import { hashApiKey } from '../auth/api-key';
 import { DOMAIN_WIDTH, domainFromValues } from './domain-values';
 import { lookupQuery } from './lookup-query';
@@ -13,6 +13,9 @@ interface PrefetchedListing {
   domainName: string;
   domain: Domain | undefined;
 }
+
+/** The columns of keyByHashQuery (id, plan, revoked time), before the listing's in a combined row. */
+const KEY_WIDTH = 3;
 
 /**
  * The key check and the listing of a lookup in one statement: the key's row, and, only when
@@ -24,12 +27,8 @@ interface PrefetchedListing {
  */
 const renderedKeyWithListing = perDatabase((database) =>
   renderQuery(sql`
-    select k.id, k.plan_id, k.revoked_at, l.*
-    from (${database.db
-      .select({ id: apiKeys.id, planId: apiKeys.planId, revokedAt: apiKeys.revokedAt })
-      .from(apiKeys)
-      .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
-      .limit(1)}) k
+    select k.*, l.*
+    from (${keyByHashQuery(database)}) k
     left join lateral (${lookupQuery(database)}) l on k.revoked_at is null`),
 );
 
@@ -54,10 +53,9 @@ export function keyCheckWithLookup(deps: { database: Database; clock: Clock }) {
       return findKey(deps.database, key);
     }
     if (row === undefined) return undefined;
-    const [id, planId, revokedAt] = row as [string, string, unknown];
-    const listing = row.slice(3, 3 + DOMAIN_WIDTH);
+    const listing = row.slice(KEY_WIDTH, KEY_WIDTH + DOMAIN_WIDTH);
     res.locals.prefetchedListing = { domainName, domain: listing[0] === null ? undefined : domainFromValues(listing) } satisfies PrefetchedListing;
-    return { id, planId, revoked: revokedAt !== null };
+    return storedKeyFromValues(row);
   };
   return (req: KeyCheckRequest, res: ResponseLocals, key: string): Promise<StoredKey | undefined> | undefined => {
     if (req.tsRestRoute !== contract.getDomain) return undefined;
