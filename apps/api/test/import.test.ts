@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../src/clock';
-import { importBatch, type ImportSummary } from '../src/indexing/import-batch';
+import { importBatch, importBatches, type ImportSummary } from '../src/indexing/import-batch';
 import { lastCheckedAt } from '../src/listings/last-checked-at';
 import { auctionRecord, jsonlFeed } from './support/feeds';
 
@@ -114,6 +114,40 @@ for (const { engine, skip } of testEngines()) {
       // the rebuilt trigram index answers a substring search
       const [found] = await test.database.rows<{ n: number }>(sql`select count(*)::int as n from listings where domain_name like '%lk49%'`);
       expect(found?.n).toBe(11);
+    });
+
+    it('loads two batches of one source into an empty index as two switches, the second one winning', async () => {
+      const summaries = await importBatches({
+        database: test.database,
+        clock: systemClock,
+        batches: [
+          { source, input: jsonlFeed([auctionRecord('first.com'), auctionRecord('both.com', { current_bid: 5 })]) },
+          { source, input: jsonlFeed([auctionRecord('both.com', { current_bid: 9 }), auctionRecord('second.com')]) },
+        ],
+      });
+      expect(summaries.map((summary) => summary.outcome)).toEqual(['applied', 'applied']);
+      expect(await namesOf(test.database, 'alpha')).toEqual(['both.com', 'second.com']);
+      const [both] = await test.database.rows<{ current_bid: string }>(sql`select current_bid::text from listings where domain_name = 'both.com'`);
+      expect(both?.current_bid).toBe('9.00');
+    });
+
+    it('leaves a large batch vacuumed and analysed, each column at its own statistics target', async () => {
+      const summary = await run(test.database, jsonlFeed(Array.from({ length: 12_000 }, (_, i) => auctionRecord(`stats${i}.com`))));
+      expect(summary).toMatchObject({ outcome: 'applied', inserted: 12_000 });
+      // a visibility map: searches can answer from indexes alone
+      const [pages] = await test.database.rows<{ relpages: number; relallvisible: number }>(
+        sql`select relpages, relallvisible from pg_class where oid = 'listings'::regclass`,
+      );
+      expect(pages!.relpages).toBeGreaterThan(0);
+      expect(pages!.relallvisible).toBe(pages!.relpages);
+      const stats = await test.database.rows<{ attname: string; bounds: number | null }>(sql`
+        select attname, array_length(histogram_bounds::text::text[], 1) as bounds
+        from pg_stats where schemaname = 'public' and tablename = 'listings'`);
+      const bounds = Object.fromEntries(stats.map((row) => [row.attname, row.bounds]));
+      // domain_name's target of 1000 gives it a fine histogram; the rest keep the default 100
+      expect(bounds['domain_name']).toBe(1001);
+      expect(bounds['id']).toBe(101);
+      expect(Object.keys(bounds)).toEqual(expect.arrayContaining(['tld', 'source', 'status', 'index_score', 'current_bid', 'auction_end_time']));
     });
 
     it('keeps the empty index and all its indexes when a first load fails inside the switch', async () => {

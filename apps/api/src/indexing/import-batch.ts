@@ -2,6 +2,7 @@ import { sql, type Database } from '@domain-index/db';
 import { FeedSyntaxError, type SourceConfig } from '@domain-index/indexer';
 import type { Clock } from '../clock';
 import { createStagingTable, dropDuplicates, stageFeed, type BatchInput, type RejectedRow } from './stage-batch';
+import { refreshStatistics } from './refresh-statistics';
 import { switchBatches } from './switch-batches';
 
 export type { RejectedRow } from './stage-batch';
@@ -107,7 +108,7 @@ export async function importBatches(
       const changed = counts.reduce((sum, c) => sum + c.inserted + c.removed, 0);
       if (changed > VACUUM_AFTER_ROWS) {
         // The batch is applied whatever happens here; autovacuum does the same work later.
-        await database.db.execute(sql`vacuum (analyze) listings`).catch(() => undefined);
+        await refreshStatistics(database).catch(() => undefined);
       }
     }
     const seconds = Math.round((performance.now() - started) / 10) / 100;

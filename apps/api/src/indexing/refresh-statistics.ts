@@ -1,0 +1,23 @@
+import { sql, type Database } from '@domain-index/db';
+
+/**
+ * Vacuums listings (a visibility map, so that searches answer from indexes alone) and gives
+ * the planner fresh statistics, one ANALYZE per statistics target.
+ *
+ * Why not one `vacuum (analyze)`: ANALYZE samples 300 rows per unit of the largest target among
+ * the columns it analyses, and computes every column from that sample. domain_name's target of
+ * 1000 (migration 0006) made a single pass sample 300,000 rows for all 36 columns: 5.1 s at
+ * 1,000,000 rows, against 0.6 s for domain_name alone and 0.2 s for thirteen columns at the
+ * default target. Each column gets exactly the statistics its target asks for.
+ */
+export async function refreshStatistics(database: Database): Promise<void> {
+  await database.db.execute(sql`vacuum listings`);
+  // A target of 0 turns a column's statistics off; PostgreSQL 17 (PGlite) writes the default as null.
+  const groups = await database.rows<{ columns: string }>(sql`
+    select string_agg(quote_ident(attname), ', ' order by attnum) as columns
+    from pg_attribute
+    where attrelid = 'listings'::regclass and attnum > 0 and not attisdropped
+      and coalesce(attstattarget, -1) <> 0
+    group by coalesce(attstattarget, -1)`);
+  for (const { columns } of groups) await database.db.execute(sql.raw(`analyze listings (${columns})`));
+}
