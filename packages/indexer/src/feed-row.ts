@@ -402,6 +402,28 @@ function isNodeStream(input: unknown): input is NodeJS.ReadableStream {
   );
 }
 
+/** The first line of a feed without its byte order mark. */
+export function withoutBom(firstLine: string): string {
+  return firstLine.startsWith('\uFEFF') ? firstLine.slice(1) : firstLine;
+}
+
+/**
+ * One JSONL line as a feed item: its record, or why it is not one. Null for a blank line,
+ * which is skipped. Shared by {@link readFeed} and the import's staging workers, which split
+ * lines themselves.
+ */
+export function jsonlItem(content: string, line: number): FeedItem | null {
+  if (content.trim() === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return { line, error: 'invalid JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { line, error: 'not a JSON object' };
+  return { line, record: value as Record<string, unknown> };
+}
+
 async function* readJsonl(
   input: NodeJS.ReadableStream | AsyncIterable<string | Buffer>,
 ): AsyncGenerator<FeedItem> {
@@ -411,20 +433,8 @@ async function* readJsonl(
   try {
     for await (const raw of lines) {
       line += 1;
-      const content = line === 1 && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
-      if (content.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(content);
-      } catch {
-        yield { line, error: 'invalid JSON' };
-        continue;
-      }
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        yield { line, error: 'not a JSON object' };
-        continue;
-      }
-      yield { line, record: value as Record<string, unknown> };
+      const item = jsonlItem(line === 1 ? withoutBom(raw) : raw, line);
+      if (item !== null) yield item;
     }
   } finally {
     lines.close();

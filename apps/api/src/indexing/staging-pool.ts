@@ -1,0 +1,61 @@
+import { Worker } from 'node:worker_threads';
+import type { SourceConfig } from '@domain-index/indexer';
+import type { StagedPiece } from './stage-jsonl-piece';
+
+/** Staging workers: JSONL pieces in, staged pieces out, in the order they were sent. */
+export interface StagingPool {
+  readonly size: number;
+  stage(piece: Uint8Array, isFirstPiece: boolean): Promise<StagedPiece>;
+  close(): Promise<void>;
+}
+
+/** The worker's entry: a JavaScript file that registers tsx, as bin/domain-index.js does. */
+const WORKER_ENTRY = new URL('../../bin/staging-worker.js', import.meta.url);
+
+interface Pending {
+  resolve: (piece: StagedPiece) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Starts `size` worker threads that stage pieces of one source's JSONL feed. Pieces are dealt
+ * round robin; a worker answers its pieces in order. If a worker fails, every piece it still
+ * holds and every later piece is refused with the failure, and the batch fails as a whole.
+ */
+export function startStagingPool(source: SourceConfig, size: number): StagingPool {
+  const queues: Pending[][] = [];
+  let failure: Error | undefined;
+  let closing = false;
+  const fail = (error: Error) => {
+    failure ??= error;
+    for (const queue of queues) for (const pending of queue.splice(0)) pending.reject(failure);
+  };
+  const workers = Array.from({ length: size }, (_, index) => {
+    const worker = new Worker(WORKER_ENTRY, { workerData: { source } });
+    queues.push([]);
+    worker.on('message', (piece: StagedPiece) => queues[index]!.shift()?.resolve(piece));
+    worker.on('error', (error) => fail(new Error('a staging worker failed', { cause: error })));
+    worker.on('exit', (code) => {
+      if (!closing) fail(new Error(`a staging worker stopped unexpectedly (exit code ${code})`));
+    });
+    return worker;
+  });
+  let next = 0;
+  return {
+    size,
+    stage(piece, isFirstPiece) {
+      if (failure !== undefined) return Promise.reject(failure);
+      const index = next;
+      next = (next + 1) % size;
+      return new Promise<StagedPiece>((resolve, reject) => {
+        queues[index]!.push({ resolve, reject });
+        workers[index]!.postMessage({ piece, isFirstPiece }, [piece.buffer as ArrayBuffer]);
+      });
+    },
+    async close() {
+      closing = true;
+      fail(new Error('the staging pool was closed'));
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
+  };
+}

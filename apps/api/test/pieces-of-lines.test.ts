@@ -1,0 +1,45 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { piecesOfLines } from '../src/indexing/pieces-of-lines';
+
+function chunks(parts: readonly string[]): Readable {
+  return Readable.from(parts.map((part) => Buffer.from(part)));
+}
+
+async function piecesOf(parts: readonly string[], targetBytes: number): Promise<string[]> {
+  const pieces: string[] = [];
+  for await (const piece of piecesOfLines(chunks(parts), targetBytes)) pieces.push(Buffer.from(piece).toString());
+  return pieces;
+}
+
+describe('piecesOfLines', () => {
+  it('cuts after the last complete line once a piece is big enough, and loses no byte', async () => {
+    const parts = ['aaa\nbb', 'b\ncc', 'c\ndd', 'd\neee'];
+    const pieces = await piecesOf(parts, 6);
+    expect(pieces).toEqual(['aaa\n', 'bbb\n', 'ccc\n', 'ddd\n', 'eee']);
+    expect(pieces.join('')).toBe(parts.join(''));
+  });
+
+  it('never cuts a CRLF in two, also when the CR ends one chunk and the LF starts the next', async () => {
+    const pieces = await piecesOf(['one\r\ntwo\r', '\nthree\r\n'], 4);
+    expect(pieces.join('')).toBe('one\r\ntwo\r\nthree\r\n');
+    for (const piece of pieces) expect(piece.startsWith('\n')).toBe(false);
+  });
+
+  it('cuts after a lone CR, a line break of its own', async () => {
+    const pieces = await piecesOf(['one\rtwo\rthr', 'ee'], 4);
+    expect(pieces).toEqual(['one\rtwo\r', 'three']);
+  });
+
+  it('keeps a line longer than the target whole, and yields nothing for an empty feed', async () => {
+    expect(await piecesOf(['x'.repeat(50), 'y'.repeat(50), '\nz'], 8)).toEqual([`${'x'.repeat(50)}${'y'.repeat(50)}\n`, 'z']);
+    expect(await piecesOf([], 8)).toEqual([]);
+  });
+
+  it('gives each piece its own buffer, so it can be transferred to a worker', async () => {
+    for await (const piece of piecesOfLines(chunks(['a\nb\nc\n', 'd\n']), 2)) {
+      expect(piece.byteOffset).toBe(0);
+      expect(piece.buffer.byteLength).toBe(piece.byteLength);
+    }
+  });
+});

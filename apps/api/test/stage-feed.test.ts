@@ -1,0 +1,96 @@
+import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { sql } from '@domain-index/db';
+import { DEFAULT_SOURCES, readFeed, type SourceConfig } from '@domain-index/indexer';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStagingTable, stageFeed, type JsonlStaging, type RejectedRow } from '../src/indexing/stage-batch';
+import { stageJsonlPiece } from '../src/indexing/stage-jsonl-piece';
+import { startStagingPool } from '../src/indexing/staging-pool';
+import { auctionRecord } from './support/feeds';
+
+const source: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'alpha', format: 'jsonl' };
+
+/**
+ * A JSONL feed with what line numbering can trip over: a byte order mark, CRLF and lone-CR
+ * line breaks, blank lines, and bad rows of every kind spread over many pieces.
+ */
+function awkwardFeed(): string {
+  const lines: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    if (i % 37 === 5) lines.push('{"domain_name": "broken');
+    else if (i % 41 === 7) lines.push('[1, 2]');
+    else if (i % 43 === 9) lines.push('');
+    else if (i % 47 === 11) lines.push(JSON.stringify(auctionRecord(`bad_name${i}.com`)));
+    else if (i % 53 === 13) lines.push(JSON.stringify(auctionRecord(`other${i}.com`, { source: 'beta' })));
+    else lines.push(JSON.stringify(auctionRecord(`name${i}.com`, { current_bid: i })));
+  }
+  const breaks = (i: number) => (i % 3 === 0 ? '\r\n' : i % 29 === 0 ? '\r' : '\n');
+  return `\uFEFF${lines.map((line, i) => `${line}${breaks(i)}`).join('')}`;
+}
+
+/** Streams text in small uneven chunks, so that CRLFs and characters fall across chunk ends. */
+function streamOf(text: string): Readable {
+  const bytes = Buffer.from(text);
+  const parts: Buffer[] = [];
+  for (let at = 0, size = 7; at < bytes.length; at += size, size = (size * 3) % 61 + 5) parts.push(bytes.subarray(at, at + size));
+  return Readable.from(parts);
+}
+
+for (const { engine, skip } of testEngines()) {
+  describe.skipIf(skip)(`staging a JSONL feed on ${engine}`, () => {
+    let test: TestDatabase;
+    beforeAll(async () => {
+      test = await createTestDatabase(engine);
+    });
+    afterAll(async () => {
+      await test.dispose();
+    });
+
+    async function stage(from: Parameters<typeof stageFeed>[3], jsonl?: JsonlStaging) {
+      const table = await createStagingTable(test.database);
+      const rejected: RejectedRow[] = [];
+      const rowsRead = await stageFeed(test.database, table, source, from, (row) => rejected.push(row), undefined, jsonl);
+      const rows = await test.database.rows(sql`select * from ${sql.identifier(table)} order by line`);
+      await test.database.rows(sql`drop table ${sql.identifier(table)}`);
+      return { rowsRead, rejected, rows };
+    }
+
+    it('stages the same rows, bad rows and line numbers in worker threads as line by line', async () => {
+      const text = awkwardFeed();
+      // the reference: the line reader, one record at a time
+      const expected = await stage({ records: readFeed(streamOf(text), 'jsonl') });
+      expect(expected.rowsRead).toBe(293);
+      expect(expected.rows).toHaveLength(264);
+      expect(expected.rejected).toHaveLength(29);
+      expect(expected.rejected.slice(0, 4)).toEqual([
+        { line: 6, reason: 'invalid JSON' },
+        { line: 8, reason: 'not a JSON object' },
+        { line: 12, reason: expect.stringContaining('not a valid domain name') as unknown },
+        { line: 14, reason: "source beta does not match the batch's source alpha" },
+      ]);
+      const inThread = await stage({ input: streamOf(text) }, { pieceBytes: 256, workersAfterBytes: Infinity, workers: 0 });
+      const inWorkers = await stage({ input: streamOf(text) }, { pieceBytes: 256, workersAfterBytes: 1_000, workers: 2 });
+      expect(inThread).toEqual(expected);
+      expect(inWorkers).toEqual(expected);
+    });
+  });
+}
+
+describe('staging workers', () => {
+  it('answer each piece exactly as this thread stages it, in the order sent', async () => {
+    const text = Buffer.from(awkwardFeed());
+    // cut right after a line break (a CR would do too: LF alone keeps the test simple)
+    const cut = [0, ...[4_000, 9_000, 15_000].map((at) => text.lastIndexOf(10, at) + 1), text.length];
+    const pieces = cut.slice(0, -1).map((start, i) => new Uint8Array(text.subarray(start, cut[i + 1])));
+    const expected = pieces.map((piece, i) => stageJsonlPiece(piece, i === 0, source));
+    const pool = startStagingPool(source, 2);
+    try {
+      const answered = await Promise.all(pieces.map((piece, i) => pool.stage(new Uint8Array(piece), i === 0)));
+      expect(answered).toEqual(expected);
+      expect(answered.reduce((sum, piece) => sum + piece.items, 0)).toBe(293);
+    } finally {
+      await pool.close();
+    }
+    await expect(pool.stage(new Uint8Array(pieces[0]!), true)).rejects.toThrow('closed');
+  });
+});
