@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { piecesOfLines } from '../src/indexing/pieces-of-lines';
+import { DEFAULT_SOURCES } from '@domain-index/indexer';
+import { countLines, piecesOfLines } from '../src/indexing/pieces-of-lines';
+import { stageJsonlPiece } from '../src/indexing/stage-jsonl-piece';
 
 function chunks(parts: readonly string[]): Readable {
   return Readable.from(parts.map((part) => Buffer.from(part)));
@@ -41,5 +43,19 @@ describe('piecesOfLines', () => {
       expect(piece.byteOffset).toBe(0);
       expect(piece.buffer.byteLength).toBe(piece.byteLength);
     }
+  });
+});
+
+describe('countLines', () => {
+  const cases = ['', 'a', 'a\n', '\n', '\n\n', 'a\nb', 'a\r\nb\r\n', 'a\rb', 'a\r', '\r\r\n\n', 'é\u2028x\n{"a":1}\r\n\r'];
+  it.each(cases)('counts the lines of %j as the piece stager splits them', (text) => {
+    const piece = new Uint8Array(Buffer.from(text));
+    expect(countLines(piece)).toBe(stageJsonlPiece(piece, 1, DEFAULT_SOURCES[0]!).lines);
+  });
+  it('counts a final line without a break, and a final break as the end of a line', () => {
+    expect(countLines(Buffer.from('a\nb'))).toBe(2);
+    expect(countLines(Buffer.from('a\nb\n'))).toBe(2);
+    expect(countLines(Buffer.from('a\r\nb\r'))).toBe(2);
+    expect(countLines(Buffer.from('a\r\rb'))).toBe(3);
   });
 });

@@ -4,6 +4,10 @@ import { DEFAULT_SOURCES, readFeed, type SourceConfig } from '@domain-index/inde
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStagingTable, stageFeed, type JsonlStaging, type RejectedRow } from '../src/indexing/stage-batch';
+import { copyRow } from '../src/indexing/copy-rows';
+import { LISTING_COLUMNS, type StagedListing } from '../src/indexing/listing-columns';
+import { countLines } from '../src/indexing/pieces-of-lines';
+import { startStagingCopy } from '../src/indexing/staging-copy';
 import { stageJsonlPiece } from '../src/indexing/stage-jsonl-piece';
 import { startStagingPool } from '../src/indexing/staging-pool';
 import { auctionRecord } from './support/feeds';
@@ -55,6 +59,56 @@ for (const { engine, skip } of testEngines()) {
       return { rowsRead, rejected, rows };
     }
 
+    it('stores every value exactly through COPY, the text format\'s own characters included', async () => {
+      const table = await createStagingTable(test.database);
+      const listing = {
+        ...(Object.fromEntries(LISTING_COLUMNS.map(([name]) => [name, null])) as StagedListing),
+        domain_name: 'every.co.uk',
+        tld: 'co.uk',
+        status: 'auction',
+        source: 'alpha',
+        length: 5,
+        has_hyphens: false,
+        has_numbers: true,
+        word_count: 1,
+        index_score: 42,
+        current_bid: 1234.56,
+        buy_now_price: 999_999_999.99,
+        auction_end_time: '2026-11-25T08:09:10.123Z',
+        auction_type: 'back\\slash\ttab\nline\rreturn \\N \\.',
+        seob_backlinks: 9_007_199_254_740_991,
+        spam_risk: 12.3,
+        seob_cf: 0.1,
+      };
+      const copy = startStagingCopy(test.database, table);
+      await copy.add(copyRow(7, listing), 1);
+      await copy.add(copyRow(8, { ...listing, domain_name: 'second.co.uk' }), 2);
+      await copy.finish();
+      const rows = await test.database.rows<Record<string, unknown>>(sql`
+        select line, domain_name, auction_type, marketplace_url, has_hyphens, has_numbers, current_bid::text, buy_now_price::text,
+               auction_end_time = '2026-11-25T08:09:10.123Z'::timestamptz as same_end, seob_backlinks::text, spam_risk::text, seob_cf::text, start_price
+        from ${sql.identifier(table)} order by line`);
+      await test.database.rows(sql`drop table ${sql.identifier(table)}`);
+      expect(rows).toEqual([
+        {
+          line: 7,
+          domain_name: 'every.co.uk',
+          auction_type: listing.auction_type,
+          marketplace_url: null,
+          has_hyphens: false,
+          has_numbers: true,
+          current_bid: '1234.56',
+          buy_now_price: '999999999.99',
+          same_end: true,
+          seob_backlinks: '9007199254740991',
+          spam_risk: '12.3',
+          seob_cf: '0.1',
+          start_price: null,
+        },
+        expect.objectContaining({ line: 8, domain_name: 'second.co.uk' }) as unknown,
+      ]);
+    });
+
     it('stages the same rows, bad rows and line numbers in worker threads as line by line', async () => {
       const text = awkwardFeed();
       // the reference: the line reader, one record at a time
@@ -82,15 +136,16 @@ describe('staging workers', () => {
     // cut right after a line break (a CR would do too: LF alone keeps the test simple)
     const cut = [0, ...[4_000, 9_000, 15_000].map((at) => text.lastIndexOf(10, at) + 1), text.length];
     const pieces = cut.slice(0, -1).map((start, i) => new Uint8Array(text.subarray(start, cut[i + 1])));
-    const expected = pieces.map((piece, i) => stageJsonlPiece(piece, i === 0, source));
+    const firstLines = pieces.map((_, i) => 1 + pieces.slice(0, i).reduce((sum, piece) => sum + countLines(piece), 0));
+    const expected = pieces.map((piece, i) => stageJsonlPiece(piece, firstLines[i]!, source));
     const pool = startStagingPool(source, 2);
     try {
-      const answered = await Promise.all(pieces.map((piece, i) => pool.stage(new Uint8Array(piece), i === 0)));
+      const answered = await Promise.all(pieces.map((piece, i) => pool.stage(new Uint8Array(piece), firstLines[i]!)));
       expect(answered).toEqual(expected);
       expect(answered.reduce((sum, piece) => sum + piece.items, 0)).toBe(293);
     } finally {
       await pool.close();
     }
-    await expect(pool.stage(new Uint8Array(pieces[0]!), true)).rejects.toThrow('closed');
+    await expect(pool.stage(new Uint8Array(pieces[0]!), 1)).rejects.toThrow('closed');
   });
 });

@@ -45,3 +45,20 @@ export async function* piecesOfLines(input: AsyncIterable<string | Buffer>, targ
     yield piece;
   }
 }
+
+/**
+ * The lines of a piece as stageJsonlPiece splits them (CRLF, LF and lone CR each end a line;
+ * a final line break ends the last line, it does not start another), counted in the bytes
+ * without decoding them: neither break byte occurs inside a UTF-8 sequence. The reader counts
+ * lines as it deals pieces out, so each piece is staged knowing its first line number.
+ */
+export function countLines(piece: Uint8Array): number {
+  const bytes = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+  if (bytes.length === 0) return 0;
+  let breaks = 0;
+  for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) breaks += 1;
+  // A CR right before an LF is part of that break; any other CR is a break of its own.
+  for (let at = bytes.indexOf(CR); at !== -1; at = bytes.indexOf(CR, at + 1)) if (bytes[at + 1] !== LF) breaks += 1;
+  const last = bytes[bytes.length - 1];
+  return last === LF || last === CR ? breaks : breaks + 1;
+}

@@ -2,15 +2,17 @@ import { availableParallelism } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql, type Database } from '@domain-index/db';
 import { readFeed, type FeedItem, type SourceConfig } from '@domain-index/indexer';
+import { copyRow } from './copy-rows';
 import { LISTING_COLUMNS } from './listing-columns';
-import { piecesOfLines } from './pieces-of-lines';
-import { stageItem, type RejectedRow, type StagedRow } from './stage-item';
+import { countLines, piecesOfLines } from './pieces-of-lines';
+import { stageItem, type RejectedRow } from './stage-item';
 import { stageJsonlPiece, type StagedPiece } from './stage-jsonl-piece';
+import { startStagingCopy, type StagingCopy } from './staging-copy';
 import { startStagingPool, type StagingPool } from './staging-pool';
 
 export type { RejectedRow } from './stage-item';
 
-/** Rows sent to the staging table per statement, on the record-by-record path. */
+/** Rows sent to the staging table at a time, on the record-by-record path. */
 const CHUNK_ROWS = 2_000;
 /** At most this many duplicate lines are described; all of them are counted. */
 const DESCRIBED_DUPLICATES = 100;
@@ -33,8 +35,8 @@ export const JSONL_STAGING: JsonlStaging = {
   workersAfterBytes: 8 << 20,
   // Reading, validating and deriving rows is most of an import's CPU: 1,000,000 rows kept one
   // thread busy for about 40 s. This thread stages its share too, so one worker per further
-  // core, up to three: PostgreSQL's side of staging (json_to_recordset) then becomes the limit,
-  // and each worker adds about 160 MB to the process's peak memory.
+  // core, up to three: PostgreSQL's side of staging (COPY) then becomes the limit, and each
+  // worker adds about 160 MB to the process's peak memory.
   workers: Math.min(availableParallelism() - 1, 3),
 };
 
@@ -54,32 +56,6 @@ export async function createStagingTable(database: Database): Promise<string> {
 }
 
 /**
- * Inserts chunks of staged rows into a staging table one at a time, each while the next one
- * is being prepared, so that PostgreSQL and Node work side by side rather than in turn.
- */
-function stagingInserts(database: Database, table: string, onProgress?: (rowsRead: number) => void) {
-  let inserting: Promise<void> = Promise.resolve();
-  return {
-    /** Waits for the previous insert, then starts this one; its failure is thrown by the next call. */
-    async add(json: string, lineOffset: number, rowsReadSoFar: number): Promise<void> {
-      await inserting;
-      inserting = database.db
-        .execute(
-          sql`insert into ${sql.identifier(table)} (line, ${sql.raw(columnNames)})
-              select line + ${lineOffset}::int, ${sql.raw(columnNames)}
-              from json_to_recordset(${json}::json) as r(line integer, ${sql.raw(stagingColumns)})`,
-        )
-        .then(() => onProgress?.(rowsReadSoFar));
-      inserting.catch(() => undefined);
-    },
-    /** The last insert, with its failure. */
-    finish: (): Promise<void> => inserting,
-    /** Never leave an insert running behind a failure: the caller drops the table next. */
-    settle: (): Promise<void> => inserting.catch(() => undefined),
-  };
-}
-
-/**
  * Streams a batch into its staging table in chunks, validating and deriving every row on the
  * way and rejecting bad rows as they come. Returns the number of rows read. A JSONL feed is
  * cut into pieces at line breaks and, past the first few megabytes, staged by worker threads;
@@ -95,31 +71,31 @@ export async function stageFeed(
   onProgress?: (rowsRead: number) => void,
   jsonl: JsonlStaging = JSONL_STAGING,
 ): Promise<number> {
-  const inserts = stagingInserts(database, table, onProgress);
+  const copy = startStagingCopy(database, table, onProgress);
   try {
     const rowsRead =
       'records' in from
-        ? await stageItems(from.records, source, inserts, reject)
+        ? await stageItems(from.records, source, copy, reject)
         : (from.format ?? source.format) === 'jsonl'
-          ? await stageJsonl(from.input, source, inserts, reject, jsonl)
-          : await stageItems(readFeed(from.input, 'csv'), source, inserts, reject);
-    await inserts.finish();
+          ? await stageJsonl(from.input, source, copy, reject, jsonl)
+          : await stageItems(readFeed(from.input, 'csv'), source, copy, reject);
+    await copy.finish();
     return rowsRead;
-  } finally {
-    await inserts.settle();
+  } catch (error) {
+    await copy.abort();
+    throw error;
   }
 }
-
-type StagingInserts = ReturnType<typeof stagingInserts>;
 
 async function stageItems(
   items: AsyncIterable<FeedItem>,
   source: SourceConfig,
-  inserts: StagingInserts,
+  copy: StagingCopy,
   reject: (row: RejectedRow) => void,
 ): Promise<number> {
   let rowsRead = 0;
-  let chunk: StagedRow[] = [];
+  let chunk = '';
+  let chunkRows = 0;
   for await (const item of items) {
     rowsRead += 1;
     const staged = stageItem(item, source);
@@ -127,52 +103,58 @@ async function stageItems(
       reject(staged.rejected);
       continue;
     }
-    chunk.push(staged.row);
-    if (chunk.length >= CHUNK_ROWS) {
-      await inserts.add(JSON.stringify(chunk), 0, rowsRead);
-      chunk = [];
+    chunk += copyRow(staged.row.line, staged.row);
+    chunkRows += 1;
+    if (chunkRows >= CHUNK_ROWS) {
+      await copy.add(chunk, rowsRead);
+      chunk = '';
+      chunkRows = 0;
     }
   }
-  if (chunk.length > 0) await inserts.add(JSON.stringify(chunk), 0, rowsRead);
+  if (chunkRows > 0) await copy.add(chunk, rowsRead);
   return rowsRead;
 }
 
 async function stageJsonl(
   input: NodeJS.ReadableStream | AsyncIterable<string | Buffer>,
   source: SourceConfig,
-  inserts: StagingInserts,
+  copy: StagingCopy,
   reject: (row: RejectedRow) => void,
   options: JsonlStaging,
 ): Promise<number> {
   let rowsRead = 0;
-  let lineOffset = 0;
+  let nextLine = 1;
   let bytesRead = 0;
   let piecesSent = 0;
   let pool: StagingPool | undefined;
-  /** Pieces being staged, in feed order: at most two per worker and one of this thread's. */
-  const staging: Promise<StagedPiece>[] = [];
-  const take = async (staged: StagedPiece) => {
-    for (const row of staged.rejected) reject({ line: row.line + lineOffset, reason: row.reason });
-    rowsRead += staged.items;
-    if (staged.json !== null) await inserts.add(staged.json, lineOffset, rowsRead);
-    lineOffset += staged.lines;
+  /** Pieces being staged, in feed order, with their line counts: at most two per worker and one of this thread's. */
+  const staging: { staged: Promise<StagedPiece>; lines: number }[] = [];
+  const take = async ({ staged, lines }: (typeof staging)[number]) => {
+    const piece = await staged;
+    // Every later piece was numbered from this count: a disagreement would misnumber them all.
+    if (piece.lines !== lines) throw new Error(`a piece of ${lines} lines was staged as ${piece.lines}`);
+    for (const row of piece.rejected) reject(row);
+    rowsRead += piece.items;
+    if (piece.rows !== null) await copy.add(piece.rows, rowsRead);
   };
   try {
     for await (const piece of piecesOfLines(input, options.pieceBytes)) {
-      const isFirstPiece = bytesRead === 0;
+      const firstLine = nextLine;
+      const lines = countLines(piece);
+      nextLine += lines;
       bytesRead += piece.byteLength;
       if (pool === undefined && options.workers > 0 && bytesRead > options.workersAfterBytes) {
         pool = startStagingPool(source, options.workers);
       }
-      // this thread takes every (workers + 1)th piece, between sending inserts
+      // this thread takes every (workers + 1)th piece, between sending rows
       const toPool = pool !== undefined && piecesSent++ % (pool.size + 1) !== pool.size ? pool : undefined;
-      const staged = toPool ? toPool.stage(piece, isFirstPiece) : Promise.resolve(stageJsonlPiece(piece, isFirstPiece, source));
+      const staged = toPool ? toPool.stage(piece, firstLine) : Promise.resolve(stageJsonlPiece(piece, firstLine, source));
       // awaited below in order; a failure meanwhile must not count as unhandled
       staged.catch(() => undefined);
-      staging.push(staged);
-      while (staging.length > 2 * (pool?.size ?? 0) + 1) await take(await staging.shift()!);
+      staging.push({ staged, lines });
+      while (staging.length > 2 * (pool?.size ?? 0) + 1) await take(staging.shift()!);
     }
-    while (staging.length > 0) await take(await staging.shift()!);
+    while (staging.length > 0) await take(staging.shift()!);
     return rowsRead;
   } finally {
     await pool?.close();

@@ -5,7 +5,8 @@ import type { StagedPiece } from './stage-jsonl-piece';
 /** Staging workers: JSONL pieces in, staged pieces out, in the order they were sent. */
 export interface StagingPool {
   readonly size: number;
-  stage(piece: Uint8Array, isFirstPiece: boolean): Promise<StagedPiece>;
+  /** Stages a piece whose first line is the feed's line `firstLine` (see stageJsonlPiece). */
+  stage(piece: Uint8Array, firstLine: number): Promise<StagedPiece>;
   close(): Promise<void>;
 }
 
@@ -43,13 +44,13 @@ export function startStagingPool(source: SourceConfig, size: number): StagingPoo
   let next = 0;
   return {
     size,
-    stage(piece, isFirstPiece) {
+    stage(piece, firstLine) {
       if (failure !== undefined) return Promise.reject(failure);
       const index = next;
       next = (next + 1) % size;
       return new Promise<StagedPiece>((resolve, reject) => {
         queues[index]!.push({ resolve, reject });
-        workers[index]!.postMessage({ piece, isFirstPiece }, [piece.buffer as ArrayBuffer]);
+        workers[index]!.postMessage({ piece, firstLine }, [piece.buffer as ArrayBuffer]);
       });
     },
     async close() {

@@ -5,6 +5,6 @@ import { stageJsonlPiece } from './stage-jsonl-piece';
 
 const { source } = workerData as { source: SourceConfig };
 
-parentPort!.on('message', ({ piece, isFirstPiece }: { piece: Uint8Array; isFirstPiece: boolean }) => {
-  parentPort!.postMessage(stageJsonlPiece(piece, isFirstPiece, source));
+parentPort!.on('message', ({ piece, firstLine }: { piece: Uint8Array; firstLine: number }) => {
+  parentPort!.postMessage(stageJsonlPiece(piece, firstLine, source));
 });
