@@ -1,7 +1,7 @@
-import { LISTING_COLUMNS, type StagedListing } from './listing-columns';
+import { LISTING_COLUMN_LIST, LISTING_COLUMNS, type StagedListing } from './listing-columns';
 
 /** The staging table's columns in the order of a COPY row: the feed line, then the listing. */
-export const COPY_COLUMNS: readonly string[] = ['line', ...LISTING_COLUMNS.map(([name]) => name)];
+export const COPY_COLUMN_LIST = `"line", ${LISTING_COLUMN_LIST}`;
 
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPED = /[\\\t\n\r]/g;
@@ -17,7 +17,7 @@ function copyValue(value: string | number | boolean | null): string {
 }
 
 /**
- * A staged listing as one line of COPY's text format (tab-separated, in COPY_COLUMNS order).
+ * A staged listing as one line of COPY's text format (tab-separated, in COPY_COLUMN_LIST order).
  * PostgreSQL reads this at about a fifth of the cost of the same rows as JSON through
  * json_to_recordset (200,000 rows: 0.7 s against 3.6-4.3 s), and it is a quarter of the bytes.
  */

@@ -39,6 +39,9 @@ export const LISTING_COLUMNS = [
   ['last_sold_year', 'smallint'],
 ] as const;
 
+/** The written columns, quoted and comma-separated, for the statements that list them. */
+export const LISTING_COLUMN_LIST = LISTING_COLUMNS.map(([name]) => `"${name}"`).join(', ');
+
 /** A column an import writes. */
 export type ListingColumn = (typeof LISTING_COLUMNS)[number][0];
 

@@ -45,8 +45,7 @@ export type BatchInput =
   | { input: NodeJS.ReadableStream | AsyncIterable<string | Buffer>; format?: 'jsonl' | 'csv' }
   | { records: AsyncIterable<FeedItem> };
 
-export const stagingColumns = LISTING_COLUMNS.map(([name, type]) => `"${name}" ${type}`).join(', ');
-export const columnNames = LISTING_COLUMNS.map(([name]) => `"${name}"`).join(', ');
+const stagingColumns = LISTING_COLUMNS.map(([name, type]) => `"${name}" ${type}`).join(', ');
 
 /** Creates an unlogged, index-free table for one batch; the caller drops it. */
 export async function createStagingTable(database: Database): Promise<string> {

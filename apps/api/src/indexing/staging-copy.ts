@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Database } from '@domain-index/db';
-import { COPY_COLUMNS } from './copy-rows';
+import { COPY_COLUMN_LIST as columnList } from './copy-rows';
 
 /** Staged rows on their way into a staging table through COPY, in COPY's text format. */
 export interface StagingCopy {
@@ -21,8 +21,6 @@ export interface StagingCopy {
    */
   abort(): Promise<void>;
 }
-
-const columnList = COPY_COLUMNS.map((name) => `"${name}"`).join(', ');
 
 /**
  * Starts COPY into a staging table: on PostgreSQL one COPY FROM STDIN for the whole batch, on

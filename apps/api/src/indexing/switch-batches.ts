@@ -1,6 +1,5 @@
 import { resultRows, sql, type Database } from '@domain-index/db';
-import { columnNames } from './stage-batch';
-import { LISTING_COLUMNS } from './listing-columns';
+import { LISTING_COLUMN_LIST as columnNames, LISTING_COLUMNS } from './listing-columns';
 
 /** What switching one source's batch did to the index. */
 export interface SwitchCounts {
