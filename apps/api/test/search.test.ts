@@ -140,6 +140,15 @@ for (const { engine, skip } of testEngines()) {
         expect(a.rows.map(identity).sort()).toEqual(expected({ status: 'all', search: `${first} ${second}` }).map(identity).sort());
         expect(b.rows.map(identity).sort()).toEqual(a.rows.map(identity).sort());
       });
+      it('finds exactly the names holding a two-character term, with or without more terms', async () => {
+        const name = retrievable.find((d) => d.length >= 6)!.domain_name;
+        const pair = name.slice(1, 3);
+        const alone = await walk(api, { status: 'all', search: pair, limit: '200' });
+        expect(alone.rows.map(identity)).toContain(identity(retrievable.find((d) => d.domain_name === name)!));
+        expect(alone.rows.map(identity).sort()).toEqual(expected({ status: 'all', search: pair }).map(identity).sort());
+        const withTerm = await walk(api, { status: 'all', search: `${pair} ${name.slice(3, 6)}`, limit: '200' });
+        expect(withTerm.rows.map(identity).sort()).toEqual(expected({ status: 'all', search: `${pair} ${name.slice(3, 6)}` }).map(identity).sort());
+      });
       it('cleans terms: case and characters that cannot be in a host name', async () => {
         const plain = await walk(api, { status: 'all', search: 'co', limit: '200' });
         const noisy = await walk(api, { status: 'all', search: 'C!O', limit: '200' });

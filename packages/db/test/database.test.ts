@@ -90,6 +90,35 @@ for (const { engine, skip } of testEngines()) {
       expect(similar[0]?.s).toBeGreaterThan(0);
     });
 
+
+    it('answers two-character terms through the bigram index: exactly the names holding the pair', async () => {
+      const { database } = test;
+      // a pair at the start, the end, twice, across a dot and a hyphen, in a multibyte name, and a
+      // one-character name (no pair at all)
+      const names = ['qzone.net', 'abqz.net', 'qzqz.net', 'q.zq.net', 'q-z.net', 'müqzü.net', 'qüz.net', 'q'];
+      await database.db.insert(listings).values(names.map((name) => listing(name, 'bigrams')));
+      const bigrams = await database.rows<{ bigrams: string[] }>(sql`select domain_bigrams('qzqz.net') as bigrams`);
+      expect(new Set(bigrams[0]?.bigrams)).toEqual(new Set(['qz', 'zq', 'z.', '.n', 'ne', 'et']));
+      const none = await database.rows<{ bigrams: string[] }>(sql`select domain_bigrams('q') as bigrams`);
+      expect(none[0]?.bigrams).toEqual([]);
+      for (const [pair, holders] of [
+        ['qz', ['abqz.net', 'müqzü.net', 'qzone.net', 'qzqz.net']],
+        ['üq', ['müqzü.net']],
+        ['.z', ['q.zq.net']],
+        ['-z', ['q-z.net']],
+      ] as const) {
+        // the planner must take the index, not a scan that would hide a wrong index
+        const found = await database.db.transaction(async (tx) => {
+          await tx.execute(sql`set local enable_seqscan = off`);
+          return tx.execute(
+            sql`select domain_name from listings where source = 'bigrams' and domain_bigrams(domain_name) @> array[${pair}]::text[]`,
+          );
+        });
+        // postgres.js returns the rows, PGlite an object holding them
+        const rows = (Array.isArray(found) ? found : (found as { rows: unknown[] }).rows) as { domain_name: string }[];
+        expect(rows.map((row) => row.domain_name).sort(), pair).toEqual([...holders].sort());
+      }
+    });
     if (engine === 'postgres') {
       it('serialises the migrations of several instances starting together on an empty database', async () => {
         const empty = await createTestDatabase('postgres', { migrate: false });
