@@ -3,37 +3,45 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, until } from './support/processes';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-keys-'));
 const env = { DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' };
 const KEY = /^dix_(live|test)_[0-9A-Za-z]{38}$/;
 
-/** Starts `serve`, reads stdout until it listens, and stops it with SIGTERM. */
-async function serveOnce(dataDir: string, port: number): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number }> {
+/**
+ * Starts `serve`, reads stdout until it listens, and stops it with SIGTERM. A start-up failure
+ * or a stop that hangs fails at once, with the process's log.
+ */
+async function serveOnce(dataDir: string): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number }> {
   const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
+  const port = await freePort();
   const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' },
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
   });
   let stdout = '';
+  let log = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stdout}`)), 60_000);
-    child.stdout.on('data', () => {
-      if (stdout.includes('listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const failure = (what: string) => new Error(`${what}\nstdout: ${stdout}\nlog: ${log}`);
+  try {
+    await until('it listens', () => {
+      if (child.exitCode !== null) throw failure(`serve exited with ${child.exitCode} before listening`);
+      return stdout.includes('listening on');
     });
-  });
-  const key = /(dix_test_\w+)/.exec(stdout)?.[1];
-  const response = await fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key ?? ''}` } });
-  const code = await new Promise<number | null>((resolve) => {
-    child.once('exit', resolve);
+    const key = /(dix_test_\w+)/.exec(stdout)?.[1];
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key ?? ''}` } });
     child.kill('SIGTERM');
-  });
-  return { stdout, code, key, status: response.status };
+    const code = await Promise.race([exited, sleep(10_000, 'still running' as const)]);
+    if (code === 'still running') throw failure('serve did not exit within 10 s of SIGTERM');
+    return { stdout, code, key, status: response.status };
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 describe('domain-index keys and the demo key', () => {
@@ -71,11 +79,11 @@ describe('domain-index keys and the demo key', () => {
 
   it('creates a demo key on the first embedded start only, and prints it once', async () => {
     const dataDir = join(dir, 'fresh');
-    const first = await serveOnce(dataDir, 38_000 + Math.floor(Math.random() * 1000));
+    const first = await serveOnce(dataDir);
     expect(first.key).toMatch(KEY);
     expect(first.status).toBe(200);
     expect(first.code).toBe(0);
-    const second = await serveOnce(dataDir, 39_000 + Math.floor(Math.random() * 1000));
+    const second = await serveOnce(dataDir);
     expect(second.key).toBeUndefined();
     expect(second.stdout).not.toContain('Demo API key');
   });

@@ -6,19 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/key-store';
+import { freePort, until } from './support/processes';
 import { testRedisUrl } from './support/redis';
 
 const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
 const redisUrl = testRedisUrl();
 const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The pids of a process's children, from /proc. */
 function childrenOf(pid: number): number[] {
@@ -37,14 +30,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
 
 /** `domain-index serve` with WORKERS (2 unless given) on the test PostgreSQL and Redis. */
 function serveWorkers(url: string, port: number, workers = 2): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {

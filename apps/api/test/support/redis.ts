@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './processes';
 
 let noticeShown = false;
 
@@ -15,15 +16,6 @@ export function testRedisUrl(): string | undefined {
     console.warn('NOTICE: TEST_REDIS_URL is not set; Redis suites are skipped.');
   }
   return url === '' ? undefined : url;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /**
