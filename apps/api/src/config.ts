@@ -31,6 +31,7 @@ const envSchema = z.object({
   COUNT_BUDGET_MS: wholeNumber(1, 60_000).default('100'),
   QUERY_TIMEOUT_MS: wholeNumber(100, 600_000).default('10000'),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default('10000'),
+  KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('65000'),
   RETENTION_DAYS: wholeNumber(0, 3650).default('3'),
   SOURCES_FILE: z.string().optional(),
   WORKERS: wholeNumber(1, 64).default('1'),
@@ -53,6 +54,8 @@ export interface Config {
   queryTimeoutMs: number;
   /** Longest a graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open: above a load balancer's idle timeout. */
+  keepAliveTimeoutMs: number;
   /** Days after its end time that a listing is purged. */
   retentionDays: number;
   /** A JSON file of marketplaces replacing the built-in five. */
@@ -104,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     countBudgetMs: e.COUNT_BUDGET_MS,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
     sourcesFile: e.SOURCES_FILE,
     workers: e.WORKERS,

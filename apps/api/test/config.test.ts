@@ -17,6 +17,8 @@ describe('configuration', () => {
   it('defaults to the embedded database on 127.0.0.1:3000', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ databaseUrl: undefined, dataDir: './.data', port: 3000, host: '127.0.0.1', logLevel: 'info' });
+    // above the 60 s idle timeout of common load balancers
+    expect(config.keepAliveTimeoutMs).toBe(65_000);
   });
 
   it('listens on all interfaces by default when DATABASE_URL is set', () => {
@@ -36,6 +38,7 @@ describe('configuration', () => {
     ['COUNT_BUDGET_MS', '-5'],
     ['WORKERS', '0'],
     ['WORKERS', 'two'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '500'],
   ] as const) {
     it(`refuses to start with a bad ${name} (${value}): one line naming it, non-zero exit`, () => {
       const result = serveWith({ [name]: value });

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import { apiKeys, listings } from '@domain-index/db';
 import { createKey } from '../auth/key-store';
 import { createApp } from '../app';
+import { trackConnections } from '../http/drain-connections';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -20,7 +21,8 @@ export const DEMO_ROWS = 20_000;
 
 /**
  * Starts the API and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight
- * requests finish (up to SHUTDOWN_TIMEOUT_MS), then close the pools.
+ * requests finish (up to SHUTDOWN_TIMEOUT_MS) and close each connection after its response,
+ * then close the pools.
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);
@@ -55,6 +57,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     await Promise.allSettled([rateLimiter?.close(), database.close()]);
     throw error;
   }
+  // Idle connections stay open longer than a load balancer keeps its own (60 s on the common
+  // ones). With Node's 5 s default a balancer can reuse a connection the API is just closing,
+  // get a reset, and answer its client 502.
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  const connections = trackConnections(server);
   const limiter = rateLimiter;
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -79,7 +86,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
         process.exitCode = 0;
       });
     });
-    server.closeIdleConnections();
+    connections.drain();
   };
   // `on`, not `once`: a supervisor that signals the whole process group (systemd's default)
   // reaches a worker twice, from itself and from the primary; a second signal must not fall
