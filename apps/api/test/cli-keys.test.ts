@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, until } from './support/processes';
+import { freePort, startServe, until } from './support/processes';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-keys-'));
@@ -17,30 +15,22 @@ const KEY = /^dix_(live|test)_[0-9A-Za-z]{38}$/;
  * or a stop that hangs fails at once, with the process's log.
  */
 async function serveOnce(dataDir: string): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number }> {
-  const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
   const port = await freePort();
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
-  });
-  let stdout = '';
-  let log = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const failure = (what: string) => new Error(`${what}\nstdout: ${stdout}\nlog: ${log}`);
+  const server = startServe({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' });
+  const failure = (what: string) => new Error(`${what}\n${server.output()}`);
   try {
     await until('it listens', () => {
-      if (child.exitCode !== null) throw failure(`serve exited with ${child.exitCode} before listening`);
-      return stdout.includes('listening on');
+      if (server.child.exitCode !== null) throw failure(`serve exited with ${server.child.exitCode} before listening`);
+      return server.stdout().includes('listening on');
     });
-    const key = /(dix_test_\w+)/.exec(stdout)?.[1];
+    const key = /(dix_test_\w+)/.exec(server.stdout())?.[1];
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key ?? ''}` } });
-    child.kill('SIGTERM');
-    const code = await Promise.race([exited, sleep(10_000, 'still running' as const)]);
+    server.child.kill('SIGTERM');
+    const code = await Promise.race([server.exited, sleep(10_000, 'still running' as const)]);
     if (code === 'still running') throw failure('serve did not exit within 10 s of SIGTERM');
-    return { stdout, code, key, status: response.status };
+    return { stdout: server.stdout(), code, key, status: response.status };
   } finally {
-    child.kill('SIGKILL');
+    server.child.kill('SIGKILL');
   }
 }
 

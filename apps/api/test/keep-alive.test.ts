@@ -1,35 +1,22 @@
-import { spawn } from 'node:child_process';
 import { Agent, get, type IncomingMessage } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/key-store';
-import { freePort, until } from './support/processes';
+import { freePort, startServe, until, type ServeProcess } from './support/processes';
 
-const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
 const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
 
 /** `domain-index serve` (one process) on the test PostgreSQL, with the given environment. */
-function serve(url: string, port: number, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
+function serve(url: string, port: number, env: Record<string, string> = {}): ServeProcess {
+  return startServe({
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...env,
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  return { child, output: () => output, exited };
 }
 
 /** A GET over `agent`; resolves with the response (body read) and the local port of its socket. */

@@ -1,15 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/key-store';
-import { freePort, until } from './support/processes';
+import { freePort, startServe, until, type ServeProcess } from './support/processes';
 import { testRedisUrl } from './support/redis';
 
-const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
 const redisUrl = testRedisUrl();
 const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
 
@@ -32,17 +29,9 @@ const alive = (pid: number) => {
 };
 
 /** `domain-index serve` with WORKERS (2 unless given) on the test PostgreSQL and Redis. */
-function serveWorkers(url: string, port: number, workers = 2): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  // in a process group of its own, as under a supervisor: the test can signal the whole group
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    detached: true,
-    env: { PATH: process.env.PATH ?? '', WORKERS: String(workers), DATABASE_URL: url, REDIS_URL: redisUrl!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+function serveWorkers(url: string, port: number, workers = 2): ServeProcess {
+  const env = { WORKERS: String(workers), DATABASE_URL: url, REDIS_URL: redisUrl!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  return startServe(env, { detached: true });
 }
 
 describe.skipIf(postgresSkipped || redisUrl === undefined)('serve with WORKERS=2 on PostgreSQL and Redis', () => {

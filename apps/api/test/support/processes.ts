@@ -1,4 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
@@ -22,4 +24,41 @@ export async function until(
     await sleep(100);
   }
   throw new Error(`timed out waiting until ${what}`);
+}
+
+const cli = fileURLToPath(new URL('../../bin/domain-index.js', import.meta.url));
+
+/** A `domain-index serve` process started by a test, with what it has written so far. */
+export interface ServeProcess {
+  child: ChildProcess;
+  /** Its stdout alone (the announcement, a demo key). */
+  stdout: () => string;
+  /** Its stdout and stderr (the log) together, in arrival order. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts `domain-index serve` with only PATH and `env` in its environment. `detached` puts it
+ * in a process group of its own, as under a supervisor, so a test can signal the whole group.
+ */
+export function startServe(
+  env: Record<string, string>,
+  options: { detached?: boolean } = {},
+): ServeProcess {
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    detached: options.detached ?? false,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
+  let stdout = '';
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  return { child, stdout: () => stdout, output: () => output, exited };
 }
