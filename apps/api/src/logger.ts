@@ -15,6 +15,7 @@ export function createLogger(
       level,
       base: { service: 'domain-index' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { err: withoutStatementValues },
       redact: {
         paths: [
           'req.headers.authorization',
@@ -30,4 +31,41 @@ export function createLogger(
     },
     destination,
   );
+}
+
+/** Where Drizzle's error message lists a failed statement's parameters: request and feed values. */
+const PARAMS = '\nparams: ';
+
+/** The text up to the parameters, and the stack frames after them: the values are left out. */
+function scrub(text: string): string {
+  const start = text.indexOf(PARAMS);
+  if (start < 0) return text;
+  const frames = text.indexOf('\n    at ', start);
+  return `${text.slice(0, start)}${PARAMS}[not logged]${frames < 0 ? '' : text.slice(frames)}`;
+}
+
+/** An error as pino's serializer writes it: the fields read here, and whatever else it has. */
+interface SerializedError {
+  message: string;
+  stack: string;
+  cause?: unknown;
+  [field: string]: unknown;
+}
+
+function scrubSerialized(serialized: SerializedError): SerializedError {
+  // Drizzle's error also carries the values as a field of its own
+  const { params: _params, ...rest } = serialized;
+  const scrubbed: SerializedError = { ...rest, message: scrub(serialized.message), stack: scrub(serialized.stack) };
+  const cause = serialized.cause;
+  if (typeof cause === 'object' && cause !== null && 'message' in cause) scrubbed.cause = scrubSerialized(cause as SerializedError);
+  return scrubbed;
+}
+
+/**
+ * Errors as pino writes them, each cause apart, but without the parameter values Drizzle puts in
+ * a failed statement's message: they are the customer's query values, or a password hash.
+ */
+function withoutStatementValues(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  return scrubSerialized(pino.stdSerializers.errWithCause(error));
 }

@@ -1,12 +1,17 @@
-import { openDatabase, sql } from '@domain-index/db';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { migrateDatabase, openDatabase, sql, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../src/auth/api-key';
+import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
+import { until } from './support/processes';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
-import { startApi, type RunningApi } from './support/start-api';
+import { LEAK, startApi, type RunningApi } from './support/start-api';
 
 const PATHS = ['/api/v1/domains', '/api/v1/domains?status=all&search=co', '/api/v1/domains/multi.com', '/api/v1/stats'];
 
 const QUERY_FAILED = { code: 'query_failed', message: 'the query could not complete; please retry' };
+const INTERNAL_ERROR = { code: 'internal_error', message: 'an unexpected error occurred; it has been logged, please retry' };
 const KEY_LOOKUP_UNAVAILABLE = { code: 'key_lookup_unavailable', message: 'the API key could not be checked right now; please retry' };
 
 async function expect503(api: RunningApi, path: string, error: { code: string; message: string }) {
@@ -21,24 +26,59 @@ const expectQueryFailed = (api: RunningApi, path: string) => expect503(api, path
 
 for (const { engine, skip } of testEngines()) {
   describe.skipIf(skip)(`database faults on ${engine}`, () => {
-    it('answers 503 query_failed with Retry-After when the listings cannot be queried, never an empty 200', async () => {
+    it('answers 500 internal_error, logged with its SQLSTATE, when the database refuses a statement we built', async () => {
+      const test = await createTestDatabase(engine);
+      await buildFixtureIndex(test.database);
+      const api = await startApi(engine, { test, clock: fixtureClock, sources: FIXTURE_SOURCES });
+      expect((await api.get('/api/v1/domains?search=qz')).status).toBe(200);
+      // Two-character terms call domain_bigrams (without its index, on every row): made to raise
+      // a data exception, as a statement of ours that the database refuses would.
+      await test.database.rows(sql`drop index listings_domain_name_bigrams_idx`);
+      await test.database.rows(
+        sql.raw(`create or replace function domain_bigrams(name text) returns text[] language plpgsql immutable strict as $$
+          begin raise exception 'made to fail' using errcode = 'division_by_zero'; end $$`),
+      );
+      const response = await api.get('/api/v1/domains?status=all&search=qz');
+      expect(response.status).toBe(500);
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      const text = await response.text();
+      expect(JSON.parse(text)).toEqual({ error: INTERNAL_ERROR });
+      expect(text).not.toMatch(LEAK);
+      const defects = api.logLines.filter((line) => line.includes('"sqlstate"'));
+      expect(defects).toHaveLength(1);
+      // at error level, with the names of the parameters in force but not their values
+      expect(JSON.parse(defects[0]!)).toMatchObject({ level: 50, sqlstate: '22012', params: ['status', 'search'], path: '/api/v1/domains' });
+      expect(defects[0]).not.toContain('qz');
+      await api.close();
+    });
+
+    it('answers 500 internal_error, not 503, when a relation is missing: retrying cannot help', async () => {
       const test = await createTestDatabase(engine);
       await buildFixtureIndex(test.database);
       const api = await startApi(engine, { test, clock: fixtureClock, sources: FIXTURE_SOURCES });
       expect((await api.get('/api/v1/domains')).status).toBe(200);
       await test.database.rows(sql`alter table listings rename to listings_gone`);
-      for (const path of PATHS) await expectQueryFailed(api, path);
+      for (const path of PATHS) {
+        const response = await api.get(path);
+        expect(response.status, path).toBe(500);
+        expect(await response.json()).toEqual({ error: INTERNAL_ERROR });
+      }
+      expect(api.logLines.filter((line) => line.includes('"sqlstate":"42P01"'))).toHaveLength(PATHS.length);
       await test.database.rows(sql`alter table listings_gone rename to listings`);
       expect((await api.get('/api/v1/domains')).status).toBe(200);
       await api.close();
     });
 
-    it('answers 503 key_lookup_unavailable when the database is gone', async () => {
+    it('answers 503 key_lookup_unavailable with Retry-After when the database is gone, and logs no statement values', async () => {
       const test = await createTestDatabase(engine);
       const api = await startApi(engine, { test, clock: fixtureClock, sources: FIXTURE_SOURCES });
       expect((await api.get('/api/v1/stats')).status).toBe(200);
       await test.database.close();
       for (const path of PATHS) await expect503(api, path, KEY_LOOKUP_UNAVAILABLE);
+      // the failed key lookups are logged, without their parameter: the key's hash
+      const logged = api.logLines.filter((line) => line.includes('key_lookup_unavailable'));
+      expect(logged.length).toBeGreaterThan(0);
+      expect(api.logLines.join('\n')).not.toContain(hashApiKey(api.apiKey));
       await api.close();
       await test.dispose().catch(() => undefined);
     });
@@ -77,5 +117,66 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('Postg
     await held;
     await blockerDb.close();
     expect((await api.get('/api/v1/domains?status=all')).status).toBe(200);
+  });
+});
+
+describe.skipIf(ownClustersSkipped())('PostgreSQL stopped or a backend terminated', () => {
+  let cluster: PostgresCluster;
+  let api: RunningApi;
+  let database: Database;
+  beforeAll(async () => {
+    cluster = await startCluster();
+    const admin = await openDatabase({ databaseUrl: cluster.url(), maxConnections: 1 });
+    await admin.rows(sql`create database api`);
+    await admin.close();
+    // a TestDatabase over the test's own server, for startApi
+    database = await openDatabase({ databaseUrl: cluster.url('api'), maxConnections: 4 });
+    await migrateDatabase(database);
+    await buildFixtureIndex(database);
+    const test: TestDatabase = { database, url: cluster.url('api'), dispose: () => database.close() };
+    api = await startApi('postgres', { test, clock: fixtureClock, sources: FIXTURE_SOURCES });
+  });
+  afterAll(async () => {
+    await api.close();
+    await database.close().catch(() => undefined);
+    await cluster.destroy();
+  });
+
+  it('answers 503 query_failed when the backend running a search is terminated, and serves again after', async () => {
+    const blocker = await openDatabase({ databaseUrl: cluster.url('api'), maxConnections: 2 });
+    if (blocker.driver.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    let release: () => void = () => undefined;
+    const held = blocker.driver.client.begin(async (tx) => {
+      await tx`lock table listings in access exclusive mode`;
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    try {
+      await sleep(100);
+      const search = api.get('/api/v1/domains?status=all&search=zzq');
+      // the search's backend, waiting on the lock, is ended by the server (an operator, a failover)
+      await until('the search waits on the lock', async () => {
+        const rows = await blocker.rows<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%listings%'`);
+        return (rows[0]?.n ?? 0) > 0;
+      }, 10_000);
+      await blocker.rows(sql`select pg_terminate_backend(pid) from pg_stat_activity where wait_event_type = 'Lock' and query like '%listings%'`);
+      const response = await search;
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await response.json()).toEqual({ error: QUERY_FAILED });
+    } finally {
+      release();
+      await held.catch(() => undefined);
+      await blocker.close();
+    }
+    expect((await api.get('/api/v1/domains?status=all&search=zzq')).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After on every endpoint while the server is stopped, and 200 once it is back', async () => {
+    expect((await api.get('/api/v1/domains')).status).toBe(200);
+    await cluster.stop();
+    for (const path of PATHS) await expect503(api, path, KEY_LOOKUP_UNAVAILABLE);
+    await cluster.start();
+    await until('the API serves again', async () => (await api.get('/api/v1/domains?status=all')).status === 200, 20_000);
+    for (const path of PATHS) expect((await api.get(path)).status, path).not.toBeGreaterThanOrEqual(500);
   });
 });

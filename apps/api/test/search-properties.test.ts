@@ -2,10 +2,11 @@ import { errorEnvelopeSchema, listEnvelopeSchema, searchQuerySchema } from '@dom
 import { testEngines } from '@domain-index/db/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
+import { fixtureClock } from './support/fixture-index';
 import { identity, isOrdered, matches, type Params } from './support/oracle';
 import { search, walk } from './support/search-client';
-import { startApi, type RunningApi } from './support/start-api';
+import { startFixtureApi } from './support/fixture-api';
+import type { RunningApi } from './support/start-api';
 import type { Domain } from '@domain-index/contract';
 import { searchConditions } from '../src/search/filters';
 import { resolveOrdering } from '../src/search/ordering';
@@ -51,9 +52,7 @@ for (const { engine, skip } of testEngines()) {
     let api: RunningApi;
     let retrievable: Domain[];
     beforeAll(async () => {
-      api = await startApi(engine, { clock: fixtureClock, sources: FIXTURE_SOURCES });
-      await buildFixtureIndex(api.test.database);
-      retrievable = (await search(api, { status: 'all', limit: '200' })).page!.data;
+      ({ api, retrievable } = await startFixtureApi(engine));
     });
     afterAll(async () => {
       await api.close();

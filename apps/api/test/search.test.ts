@@ -1,10 +1,11 @@
 import { DOMAIN_FIELDS, errorEnvelopeSchema, type Domain } from '@domain-index/contract';
 import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureIndex, fixtureClock, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
+import { FIXTURE_NOW } from './support/fixture-index';
 import { identity, isOrdered, matches, type Params } from './support/oracle';
 import { search, walk } from './support/search-client';
-import { LEAK, startApi, type RunningApi } from './support/start-api';
+import { startFixtureApi } from './support/fixture-api';
+import { LEAK, type RunningApi } from './support/start-api';
 
 const SORTS = ['domain_name', 'length', 'current_bid', 'auction_end_time', 'bid_count', 'buy_now_price', 'index_score'];
 
@@ -24,11 +25,7 @@ for (const { engine, skip } of testEngines()) {
     };
 
     beforeAll(async () => {
-      api = await startApi(engine, { clock: fixtureClock, sources: FIXTURE_SOURCES });
-      await buildFixtureIndex(api.test.database);
-      const all = await search(api, { status: 'all', limit: '200' });
-      retrievable = all.page!.data;
-      expect(all.page!.pagination.has_more).toBe(false);
+      ({ api, retrievable } = await startFixtureApi(engine));
     });
     afterAll(async () => {
       await api.close();

@@ -67,7 +67,16 @@ export class RateLimitError extends DomainIndexError {
 
 /** 5xx: a fault on the service side; retrying later is worthwhile. */
 export class ServiceUnavailableError extends DomainIndexError {
-  override readonly name = 'ServiceUnavailableError';
+  override readonly name: string = 'ServiceUnavailableError';
+}
+
+/**
+ * 500 `internal_error`: a defect on the service side, not an outage. It is retried like any
+ * 5xx (a fix or a restart may land meanwhile), and is a ServiceUnavailableError too, so code
+ * that handles 5xx handles it; catch this class to tell it apart, e.g. to stop retrying at once.
+ */
+export class InternalServerError extends ServiceUnavailableError {
+  override readonly name = 'InternalServerError';
 }
 
 /** No response: the connection failed. */
@@ -109,5 +118,6 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   if (family === 401) return new AuthenticationError(message, details);
   if (family === 404) return new NotFoundError(message, details);
   if (family === 429) return new RateLimitError(message, { ...details, retryAfter: parseRetryAfter(headers) });
+  if (code === 'internal_error') return new InternalServerError(message, details);
   return new ServiceUnavailableError(message, details);
 }

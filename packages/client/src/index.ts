@@ -3,6 +3,7 @@ export {
   AuthenticationError,
   ConnectionError,
   DomainIndexError,
+  InternalServerError,
   InvalidRequestError,
   NotFoundError,
   RateLimitError,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   DomainIndex,
   DomainIndexError,
+  InternalServerError,
   InvalidRequestError,
   RateLimitError,
   ServiceUnavailableError,
@@ -32,6 +33,12 @@ describe('retries and error families (against a scripted server)', () => {
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(950);
   });
 
+  it('asks for a gzipped body', async () => {
+    const server = await fake({ status: 200, body: emptyPage });
+    await new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl }).domains.list();
+    expect(server.requests[0]!.acceptEncoding).toBe('gzip');
+  });
+
   it('retries 503s with backoff, up to maxRetries, then succeeds', async () => {
     const server = await fake({ status: 503, body: errorBody('query_failed') }, { status: 503, body: errorBody('query_failed') }, { status: 200, body: emptyPage });
     const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 2 });
@@ -46,6 +53,16 @@ describe('retries and error families (against a scripted server)', () => {
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error).toMatchObject({ status: 503, code: 'query_failed', message: 'the query could not complete', requestId: 'req_fake_4' });
     expect(server.requests).toHaveLength(4);
+  });
+
+  it('retries a 500 internal_error like any 5xx, then raises an InternalServerError that is a ServiceUnavailableError', async () => {
+    const server = await fake({ status: 500, body: errorBody('internal_error', 'an unexpected error occurred'), headers: { 'retry-after': '0' } });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 2 });
+    const error = await client.domains.list({ min_score: 40.5 }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ name: 'InternalServerError', status: 500, code: 'internal_error' });
+    expect(server.requests).toHaveLength(3);
   });
 
   it('does not wait out a Retry-After beyond maxRetryAfter: the RateLimitError comes at once', async () => {

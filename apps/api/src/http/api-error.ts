@@ -55,5 +55,7 @@ export function sendError(res: Response, error: ApiError): void {
   if (error.status >= 500 && !res.hasHeader('Retry-After')) {
     res.setHeader('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
   }
+  // for the error-code metric (ops/request-metrics.ts)
+  res.locals.errorCode = error.code;
   res.status(error.status).json({ error: error.toBody() });
 }

@@ -1,8 +1,10 @@
 import { queryErrorToApiError } from '@domain-index/contract';
-import type { ErrorRequestHandler } from 'express';
+import { classifyDatabaseFailure } from '@domain-index/db';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { RequestValidationError } from '@ts-rest/express';
 import type { Logger } from '../logger';
 import { ApiError, sendError } from './api-error';
+import { internalError } from './query-failed';
 
 /**
  * The last handler: every failure leaves as an error envelope. Unexpected errors are logged
@@ -16,7 +18,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (error instanceof ApiError) {
       // A 5xx's cause (driver text, a timeout) is for the operator's log, never the response.
-      if (error.status >= 500) {
+      if (error.code === 'internal_error') {
+        logDefect(logger, error.cause, req, res);
+      } else if (error.status >= 500) {
         logger.warn({ err: error.cause, code: error.code, requestId: res.locals.requestId, path: req.path }, 'request refused by a service fault');
       }
       sendError(res, error);
@@ -33,9 +37,25 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendError(res, new ApiError('invalid_domain', 'the domain in the path is not valid percent-encoded text'));
       return;
     }
-    logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'unexpected failure');
-    sendError(res, new ApiError('internal_error', 'an unexpected error occurred; it has been logged, please retry'));
+    logDefect(logger, error, req, res);
+    sendError(res, internalError());
   };
+}
+
+/**
+ * A 500 is our defect, so it is logged at error level with what an operator needs to find it:
+ * for a statement the database refused, its SQLSTATE and routine; and the names of the query
+ * parameters in force (not their values, which are the customer's).
+ */
+function logDefect(logger: Logger, cause: unknown, req: Request, res: Response): void {
+  const params = Object.keys(req.query);
+  const failure = classifyDatabaseFailure(cause);
+  if (failure.sqlstate !== undefined) {
+    const { sqlstate, routine, message } = failure;
+    logger.error({ sqlstate, routine, params, requestId: res.locals.requestId, path: req.path }, `the database refused a statement we built: ${message}`);
+    return;
+  }
+  logger.error({ err: cause, params, requestId: res.locals.requestId, path: req.path }, 'unexpected failure');
 }
 
 /** Express answers a path segment it cannot percent-decode with a 400 error. */

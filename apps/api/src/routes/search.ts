@@ -1,7 +1,7 @@
 import type { Contract } from '@domain-index/contract';
 import type { SQL } from '@domain-index/db';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import type { AppDeps } from '../app';
+import type { RouteDeps } from '../app';
 import { ApiError } from '../http/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
@@ -11,21 +11,22 @@ import { searchConditions } from '../search/filters';
 import { pageQuery, pageRows } from '../search/page-query';
 import { hasSearchTerms, pageStrategy } from '../search/page-strategy';
 import { resolveOrdering } from '../search/ordering';
+import { setRowsReturned } from '../usage/count-usage';
 
 /**
  * GET /api/v1/domains: filters, a total and stable order, keyset paging with signed cursors,
  * and `total` counted alongside the page.
  */
-export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplementation<Contract['searchDomains']> {
+export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImplementation<Contract['searchDomains']> {
   const counts = new CountCache();
   const count = async (key: string, where: SQL, now: number) => {
     const cached = counts.get(key, now);
     if (cached !== undefined) return cached;
-    const total = await countMatches(deps.database, where, deps.countBudgetMs);
+    const total = await countMatches(deps.reads, where, deps.countBudgetMs);
     counts.set(key, total, now);
     return total;
   };
-  return async ({ query }) => {
+  return async ({ query, res }) => {
     const now = deps.clock.now();
     const ordering = resolveOrdering(query);
     const print = fingerprint(query, ordering);
@@ -48,18 +49,20 @@ export function searchRoute(deps: AppDeps, cursors: CursorCodec): AppRouteImplem
     const [rows, total] = await orQueryFailed(async () => {
       if (!hasSearchTerms(query)) {
         return Promise.all([
-          pageRows(deps.database, pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering))),
+          deps.reads.read('search_page', (database) => pageRows(database, pageQuery(database, where, ordering, after, limit, now, pageStrategy(query, ordering)))),
           count(countKey, where, now.getTime()),
         ]);
       }
       // With search terms the count decides how the page is found, so it comes first (it is
       // cached for 30 s, and cheap exactly when it decides for collecting).
       const counted = await count(countKey, where, now.getTime());
-      const statement = pageQuery(deps.database, where, ordering, after, limit, now, pageStrategy(query, ordering, counted));
-      return [await pageRows(deps.database, statement), counted] as const;
+      const strategy = pageStrategy(query, ordering, counted);
+      return [await deps.reads.read('search_page', (database) => pageRows(database, pageQuery(database, where, ordering, after, limit, now, strategy))), counted] as const;
     });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
+    setRowsReturned(res, page.length);
+    deps.metrics.searchTotals.inc({ accuracy: total.accuracy });
     const last = page.at(-1);
     const nextCursor =
       hasMore && last !== undefined

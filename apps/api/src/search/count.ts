@@ -1,5 +1,6 @@
 import type { Total } from '@domain-index/contract';
-import { listings, resultRows, sql, type Database, type SQL } from '@domain-index/db';
+import { classifyDatabaseFailure, listings, resultRows, sql, type Database, type SQL } from '@domain-index/db';
+import type { ReadNodes } from '../replicas/read-nodes';
 
 /**
  * Above this planner estimate an exact count cannot finish within any sensible budget
@@ -8,30 +9,46 @@ import { listings, resultRows, sql, type Database, type SQL } from '@domain-inde
  */
 export const EXACT_COUNT_CEILING = 2_000_000;
 
+/** SQLSTATE of a statement cancelled by its statement_timeout. */
+const QUERY_CANCELED = '57014';
+
 /**
  * `total` of a search: an exact count when it finishes within the budget, else the planner's
  * estimate for the same filters (`planned`). A count that fails for another reason also falls
- * back to the estimate; when both fail the error propagates (503), never a made-up number.
+ * back to the estimate when the database was unavailable; when both fail, or the database
+ * refused the statement, the error propagates (503 or 500), never a made-up number.
  * PGlite runs one statement at a time and has no statement timeout, so there the count is
  * always exact (the embedded database holds demo-sized data).
  */
-export async function countMatches(database: Database, where: SQL, budgetMs: number): Promise<Total> {
+export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: number): Promise<Total> {
   const countSql = sql`select count(*)::int as n from ${listings} where ${where}`;
-  if (database.kind === 'pglite') {
-    const [row] = await database.rows<{ n: number }>(countSql);
+  if (reads.engine === 'pglite') {
+    const [row] = await reads.read('search_count', (database) => database.rows<{ n: number }>(countSql));
     return { value: row?.n ?? 0, accuracy: 'exact' };
   }
-  const estimate = await plannedCount(database, where);
+  const estimate = await reads.read('search_estimate', (database) => plannedCount(database, where));
   if (estimate > EXACT_COUNT_CEILING) return { value: estimate, accuracy: 'planned' };
   try {
-    const value = await database.db.transaction(async (tx) => {
-      await tx.execute(sql.raw(`set local statement_timeout = ${Math.round(budgetMs)}`));
-      const [row] = resultRows<{ n: number }>(await tx.execute(countSql));
-      return row?.n ?? 0;
-    });
-    return { value, accuracy: 'exact' };
-  } catch {
-    return { value: estimate, accuracy: 'planned' };
+    const value = await reads.read('search_count', (database) =>
+      database.db
+        .transaction(async (tx) => {
+          await tx.execute(sql.raw(`set local statement_timeout = ${Math.round(budgetMs)}`));
+          const [row] = resultRows<{ n: number }>(await tx.execute(countSql));
+          return row?.n ?? 0;
+        })
+        // Running out of the budget is how this count is meant to end on a large set, not a
+        // failure of the database (the metrics count no error for it): the estimate answers.
+        .catch((error: unknown) => {
+          if (classifyDatabaseFailure(error).sqlstate === QUERY_CANCELED) return undefined;
+          throw error;
+        }),
+    );
+    return value === undefined ? { value: estimate, accuracy: 'planned' } : { value, accuracy: 'exact' };
+  } catch (error) {
+    // The database briefly gone: the estimate stands in. A statement the database refused is
+    // a defect, and the estimate must not hide it.
+    if (classifyDatabaseFailure(error).kind === 'unavailable') return { value: estimate, accuracy: 'planned' };
+    throw error;
   }
 }
 

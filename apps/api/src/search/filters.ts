@@ -1,11 +1,34 @@
 import type { SearchQuery } from '@domain-index/contract';
-import { and, eq, gte, isNotNull, like, listings, lte, sql, type SQL } from '@domain-index/db';
+import { and, eq, isNotNull, like, listings, lte, sql, type AnyPgColumn, type SQL } from '@domain-index/db';
 import { notEnded } from '../listings/not-ended';
+import { bound, type BoundSide } from './bounds';
+
+/** The numeric search parameters, each with the column it bounds and which end (bounds.ts). */
+const BOUNDS = {
+  min_price: [listings.currentBid, 'lower'],
+  max_price: [listings.currentBid, 'upper'],
+  min_length: [listings.length, 'lower'],
+  max_length: [listings.length, 'upper'],
+  min_score: [listings.indexScore, 'lower'],
+  max_score: [listings.indexScore, 'upper'],
+  min_dr: [listings.seoaDr, 'lower'],
+  max_dr: [listings.seoaDr, 'upper'],
+  min_tf: [listings.seobTf, 'lower'],
+  max_tf: [listings.seobTf, 'upper'],
+  min_backlinks: [listings.maxBacklinks, 'lower'],
+  min_age: [listings.domainAge, 'lower'],
+  min_search_volume: [listings.keywordSearchVolume, 'lower'],
+  min_word_count: [listings.wordCount, 'lower'],
+  min_extensions: [listings.extensionsTaken, 'lower'],
+} as const satisfies Partial<Record<keyof SearchQuery, readonly [AnyPgColumn, BoundSide]>>;
+type BoundParam = keyof typeof BOUNDS;
+const BOUND_ENTRIES = Object.entries(BOUNDS) as [BoundParam, (typeof BOUNDS)[BoundParam]][];
 
 /**
  * The WHERE clause of a search: the result-set rules of api-v1.md and every filter with the
  * null rules of decisions.md. A lower bound of 0 on a nullable metric is not applied (it
  * would only drop unknown rows); any other bound on a nullable metric excludes unknown rows.
+ * Numeric bounds are typed for their column by bounds.ts.
  */
 export function searchConditions(query: SearchQuery, now: Date): SQL {
   const conditions: (SQL | undefined)[] = [notEnded(now)];
@@ -25,25 +48,9 @@ export function searchConditions(query: SearchQuery, now: Date): SQL {
   if (query.tld !== undefined) conditions.push(eq(listings.tld, query.tld));
   if (query.source !== undefined) conditions.push(eq(listings.source, query.source));
 
-  conditions.push(lowerBound(listings.currentBid, query.min_price));
-  conditions.push(upperBound(listings.currentBid, query.max_price));
-  if (query.min_length !== undefined) conditions.push(gte(listings.length, query.min_length));
-  if (query.max_length !== undefined) conditions.push(lte(listings.length, query.max_length));
   if (query.no_hyphens === true) conditions.push(eq(listings.hasHyphens, false));
   if (query.no_numbers === true) conditions.push(eq(listings.hasNumbers, false));
-  if (query.min_score !== undefined && query.min_score > 0) conditions.push(gte(listings.indexScore, query.min_score));
-  if (query.max_score !== undefined) conditions.push(lte(listings.indexScore, query.max_score));
-  conditions.push(lowerBound(listings.seoaDr, query.min_dr));
-  conditions.push(upperBound(listings.seoaDr, query.max_dr));
-  conditions.push(lowerBound(listings.seobTf, query.min_tf));
-  conditions.push(upperBound(listings.seobTf, query.max_tf));
-  conditions.push(lowerBound(listings.maxBacklinks, query.min_backlinks));
-  conditions.push(lowerBound(listings.domainAge, query.min_age));
-  conditions.push(lowerBound(listings.keywordSearchVolume, query.min_search_volume));
-  if (query.min_word_count !== undefined && query.min_word_count > 0) {
-    conditions.push(gte(listings.wordCount, query.min_word_count));
-  }
-  conditions.push(lowerBound(listings.extensionsTaken, query.min_extensions));
+  for (const [param, [column, side]] of BOUND_ENTRIES) conditions.push(bound(column, side, query[param]));
   if (query.ending_within !== undefined) {
     // Only auctions ending within the window: a row without an end time never qualifies.
     const until = new Date(now.getTime() + query.ending_within * 3_600_000);
@@ -52,14 +59,3 @@ export function searchConditions(query: SearchQuery, now: Date): SQL {
   return and(...conditions) ?? sql`true`;
 }
 
-type Column = Parameters<typeof gte>[0];
-
-/** `column >= value` unless the bound is absent or 0 (0 would only exclude unknown values). */
-function lowerBound(column: Column, value: number | undefined): SQL | undefined {
-  return value === undefined || value === 0 ? undefined : gte(column, value);
-}
-
-/** `column <= value`; excludes unknown values (NULL never compares true). */
-function upperBound(column: Column, value: number | undefined): SQL | undefined {
-  return value === undefined ? undefined : lte(column, value);
-}

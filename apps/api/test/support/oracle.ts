@@ -18,6 +18,29 @@ const atLeast = (value: number | null, bound: number | undefined) =>
   bound === undefined || bound === 0 || (value !== null && value >= bound);
 const atMost = (value: number | null, bound: number | undefined) => bound === undefined || (value !== null && value <= bound);
 
+/**
+ * Each numeric bound of the search: the value of a row it bounds, as the customer reads it, and
+ * which end. Bounds compare with the number the parameter's text reads as (`40.5` on a whole
+ * score keeps 41 and up).
+ */
+export const NUMERIC_BOUNDS: Record<string, readonly [(d: Domain) => number | null, 'lower' | 'upper']> = {
+  min_price: [(d) => d.current_bid, 'lower'],
+  max_price: [(d) => d.current_bid, 'upper'],
+  min_length: [(d) => d.length, 'lower'],
+  max_length: [(d) => d.length, 'upper'],
+  min_score: [(d) => d.index_score, 'lower'],
+  max_score: [(d) => d.index_score, 'upper'],
+  min_dr: [(d) => d.seoa_dr, 'lower'],
+  max_dr: [(d) => d.seoa_dr, 'upper'],
+  min_tf: [(d) => d.seob_tf, 'lower'],
+  max_tf: [(d) => d.seob_tf, 'upper'],
+  min_backlinks: [maxBacklinks, 'lower'],
+  min_age: [(d) => d.domain_age, 'lower'],
+  min_search_volume: [(d) => d.keyword_search_volume, 'lower'],
+  min_word_count: [(d) => d.word_count, 'lower'],
+  min_extensions: [(d) => d.extensions_taken, 'lower'],
+};
+
 /** Whether a retrievable (not ended) row matches the parameters. */
 export function matches(d: Domain, p: Params): boolean {
   const status = p.status === '' ? undefined : p.status;
@@ -30,18 +53,13 @@ export function matches(d: Domain, p: Params): boolean {
   if (tld !== undefined && tld !== '' && tld !== 'all' && d.tld !== tld) return false;
   const source = p.source?.toLowerCase();
   if (source !== undefined && source !== '' && source !== 'all' && d.source !== source) return false;
-  if (!atLeast(d.current_bid, num(p.min_price)) || !atMost(d.current_bid, num(p.max_price))) return false;
-  if (!atLeast(d.length, num(p.min_length)) || !atMost(d.length, num(p.max_length))) return false;
   if (p.no_hyphens === 'true' && d.has_hyphens) return false;
   if (p.no_numbers === 'true' && d.has_numbers) return false;
-  if (!atLeast(d.index_score, num(p.min_score)) || !atMost(d.index_score, num(p.max_score))) return false;
-  if (!atLeast(d.seoa_dr, num(p.min_dr)) || !atMost(d.seoa_dr, num(p.max_dr))) return false;
-  if (!atLeast(d.seob_tf, num(p.min_tf)) || !atMost(d.seob_tf, num(p.max_tf))) return false;
-  if (!atLeast(maxBacklinks(d), num(p.min_backlinks))) return false;
-  if (!atLeast(d.domain_age, num(p.min_age))) return false;
-  if (!atLeast(d.keyword_search_volume, num(p.min_search_volume))) return false;
-  if (!atLeast(d.word_count, num(p.min_word_count))) return false;
-  if (!atLeast(d.extensions_taken, num(p.min_extensions))) return false;
+  for (const [param, [field, side]] of Object.entries(NUMERIC_BOUNDS)) {
+    const value = field(d);
+    const limit = num(p[param]);
+    if (side === 'lower' ? !atLeast(value, limit) : !atMost(value, limit)) return false;
+  }
   const within = num(p.ending_within);
   if (within !== undefined) {
     const end = endMs(d);

@@ -14,10 +14,10 @@ export interface Answer {
  * edge cases a healthy server will not produce on demand (429/503 first, slow answers).
  */
 export async function startFakeApi(answers: readonly Answer[]) {
-  const requests: { at: number; url: string; authorization: string | undefined }[] = [];
+  const requests: { at: number; url: string; authorization: string | undefined; acceptEncoding: string | undefined }[] = [];
   const server = createServer((req: IncomingMessage, res) => {
     const answer = answers[Math.min(requests.length, answers.length - 1)]!;
-    requests.push({ at: Date.now(), url: req.url ?? '', authorization: req.headers.authorization });
+    requests.push({ at: Date.now(), url: req.url ?? '', authorization: req.headers.authorization, acceptEncoding: req.headers['accept-encoding'] });
     setTimeout(() => {
       res.writeHead(answer.status, { 'content-type': 'application/json', 'x-request-id': `req_fake_${requests.length}`, ...answer.headers });
       res.end(JSON.stringify(answer.body ?? {}));
