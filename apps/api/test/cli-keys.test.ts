@@ -14,7 +14,9 @@ const KEY = /^dix_(live|test)_[0-9A-Za-z]{38}$/;
  * Starts `serve`, reads stdout until it listens, and stops it with SIGTERM. A start-up failure
  * or a stop that hangs fails at once, with the process's log.
  */
-async function serveOnce(dataDir: string): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number }> {
+async function serveOnce(
+  dataDir: string,
+): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number; linkStatus: number | undefined }> {
   const port = await freePort();
   const server = startServe({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' });
   const failure = (what: string) => new Error(`${what}\n${server.output()}`);
@@ -25,10 +27,12 @@ async function serveOnce(dataDir: string): Promise<{ stdout: string; code: numbe
     });
     const key = /(dix_test_\w+)/.exec(server.stdout())?.[1];
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key ?? ''}` } });
+    const link = /(http:\/\/127\.0\.0\.1:\d+\/dashboard\/set-password\/[\w-]{43})\n/.exec(server.stdout())?.[1];
+    const linkStatus = link === undefined ? undefined : (await fetch(link)).status;
     server.child.kill('SIGTERM');
     const code = await Promise.race([server.exited, sleep(10_000, 'still running' as const)]);
     if (code === 'still running') throw failure('serve did not exit within 10 s of SIGTERM');
-    return { stdout: server.stdout(), code, key, status: response.status };
+    return { stdout: server.stdout(), code, key, status: response.status, linkStatus };
   } finally {
     server.child.kill('SIGKILL');
   }
@@ -67,14 +71,18 @@ describe('domain-index keys and the demo key', () => {
     expect(run).toMatchObject({ status: 2, stdout: '', stderr: 'domain-index: unknown plan gold; plans: free, pro\n' });
   });
 
-  it('creates a demo key on the first embedded start only, and prints it once', async () => {
+  it('creates a demo key on the first embedded start only, and prints it once with the dashboard and a demo account link', async () => {
     const dataDir = join(dir, 'fresh');
     const first = await serveOnce(dataDir);
     expect(first.key).toMatch(KEY);
     expect(first.status).toBe(200);
     expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard$/m);
+    expect(first.linkStatus).toBe(200);
     const second = await serveOnce(dataDir);
     expect(second.key).toBeUndefined();
     expect(second.stdout).not.toContain('Demo API key');
+    expect(second.linkStatus).toBeUndefined();
+    expect(second.stdout).toMatch(/listening on .*; dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard/);
   });
 });

@@ -3,6 +3,9 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '../src/auth/key-store';
 import { findListing } from '../src/listings/lookup-query';
+import { ApiMetrics } from '../src/ops/api-metrics';
+import { PrimaryReads } from '../src/replicas/read-nodes';
+import { Registry } from 'prom-client';
 import { keyCheckWithLookup, prefetchedListing, type ResponseLocals } from '../src/listings/lookup-with-key';
 import { buildFixtureIndex, EVERY_FIELD_RECORD, fixtureClock, FIXTURE_NOW } from './support/fixture-index';
 
@@ -19,7 +22,7 @@ for (const { engine, skip } of testEngines()) {
     beforeAll(async () => {
       test = await createTestDatabase(engine);
       await buildFixtureIndex(test.database);
-      keyCheck = keyCheckWithLookup({ database: test.database, clock: fixtureClock });
+      keyCheck = keyCheckWithLookup({ reads: new PrimaryReads(test.database, new ApiMetrics(new Registry())), clock: fixtureClock });
     });
     afterAll(async () => {
       await test.dispose();
@@ -31,7 +34,7 @@ for (const { engine, skip } of testEngines()) {
       const { id, key } = await createKey(test.database, { planId: 'pro', environment: 'live' });
       for (const name of [EVERY_FIELD_RECORD.domain_name, 'multi.com', 'not-listed-anywhere.com']) {
         const res = newResponse();
-        expect(await keyCheck(lookupRequest(name.toUpperCase()), res, key)).toEqual({ id, planId: 'pro', revoked: false });
+        expect(await keyCheck(lookupRequest(name.toUpperCase()), res, key)).toEqual({ id, planId: 'pro', active: true });
         const expected = await findListing(test.database, name, FIXTURE_NOW);
         if (name !== 'not-listed-anywhere.com') expect(expected).toBeDefined();
         expect(prefetchedListing(res, name), name).toEqual({ domainName: name, domain: expected });
@@ -44,10 +47,11 @@ for (const { engine, skip } of testEngines()) {
       const { id, key } = await createKey(test.database, { planId: 'pro', environment: 'live' });
       await revokeKey(test.database, id, 'test', FIXTURE_NOW);
       const revoked = newResponse();
-      expect(await keyCheck(lookupRequest('multi.com'), revoked, key)).toEqual({ id, planId: 'pro', revoked: true });
+      expect(await keyCheck(lookupRequest('multi.com'), revoked, key)).toEqual({ id, planId: 'pro', active: false });
       expect(prefetchedListing(revoked, 'multi.com')?.domain).toBeUndefined();
       const unknown = newResponse();
-      expect(await keyCheck(lookupRequest('multi.com'), unknown, `${key.slice(0, -1)}x`)).toBeUndefined();
+      // another last character: an unknown key (a fixed 'x' was the key itself when it ended in x)
+      expect(await keyCheck(lookupRequest('multi.com'), unknown, `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`)).toBeUndefined();
       expect(prefetchedListing(unknown, 'multi.com')).toBeUndefined();
     });
 

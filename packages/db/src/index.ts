@@ -1,5 +1,6 @@
 export * from './advisory-lock';
 export * from './database';
+export * from './failures';
 export * from './migrate';
 export * from './per-database';
 export * from './prerendered';

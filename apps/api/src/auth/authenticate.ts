@@ -4,11 +4,15 @@ import type { NextFunction, Request, Response } from 'express';
 /** Any request whose headers can be read (ts-rest's typed requests included). */
 type WithHeaders = Pick<Request, 'get'>;
 import type { Clock } from '../clock';
+import type { ApiMetrics } from '../ops/api-metrics';
+import type { ReadNodes } from '../replicas/read-nodes';
 import { ApiError } from '../http/api-error';
+import { databaseFault } from '../http/query-failed';
 import type { Logger } from '../logger';
 import { isWellFormedKey } from './api-key';
 import type { KeyCheckRequest, ResponseLocals } from '../listings/lookup-with-key';
-import { findKey, revokeKey, touchKey, type StoredKey } from './key-store';
+import { checkKey, findKey, keyAccount, revokeKey, touchKey, type StoredKey } from './key-store';
+import { recordAudit } from '../accounts/audit';
 import type { PlanCache, Plan } from './plan-cache';
 
 /** What authentication established about a request, for the steps after it. */
@@ -24,6 +28,8 @@ const invalidKey = () => new ApiError('invalid_api_key', 'the API key is not val
 /** `last_used_at` is written at most this often per key, not on every request. */
 const TOUCH_EVERY_MS = 60_000;
 const BEARER = /^Bearer ([^\s]+)$/i;
+const keyLookupUnavailable = (cause: unknown) =>
+  new ApiError('key_lookup_unavailable', 'the API key could not be checked right now; please retry', undefined, {}, cause);
 
 /**
  * Steps 2 and 3 of decisions.md: who is calling (401s, 503 key_lookup_unavailable) and on which
@@ -31,6 +37,8 @@ const BEARER = /^Bearer ([^\s]+)$/i;
  */
 export function authenticate(deps: {
   database: Database;
+  reads: ReadNodes;
+  metrics: ApiMetrics;
   clock: Clock;
   logger: Logger;
   plans: PlanCache;
@@ -52,11 +60,12 @@ export function authenticate(deps: {
       if (!isWellFormedKey(key)) throw invalidKey();
       let stored;
       try {
-        stored = await (deps.keyCheck?.(req, res, key) ?? findKey(deps.database, key));
+        const combined = deps.keyCheck?.(req, res, key);
+        stored = await checkKey(deps.reads, key, deps.clock.now(), combined === undefined ? undefined : () => combined);
       } catch (cause) {
-        throw new ApiError('key_lookup_unavailable', 'the API key could not be checked right now; please retry', undefined, {}, cause);
+        throw databaseFault(cause, keyLookupUnavailable);
       }
-      if (stored === undefined || stored.revoked) throw invalidKey();
+      if (stored === undefined || !stored.active) throw invalidKey();
       const plan = await deps.plans.resolve(stored.planId);
       if (plan === undefined) {
         throw new ApiError('plan_lookup_unavailable', "the key's plan could not be resolved, so its limit is unknown; please retry");
@@ -65,7 +74,7 @@ export function authenticate(deps: {
       const now = deps.clock.now();
       if (now.getTime() - (touched.get(stored.id) ?? -Infinity) >= TOUCH_EVERY_MS) {
         touched.set(stored.id, now.getTime());
-        touchKey(deps.database, stored.id, now).catch((error: unknown) => {
+        deps.metrics.timeQuery('key_touch', 'primary', () => touchKey(deps.database, stored.id, now)).catch((error: unknown) => {
           deps.logger.warn({ err: error, keyId: stored.id }, 'could not record key use');
         });
       }
@@ -74,19 +83,25 @@ export function authenticate(deps: {
 }
 
 /**
- * A key seen in a URL is treated as leaked: if it is an active key, it is revoked at once.
- * The request itself is rejected either way (400 api_key_in_query).
+ * A key seen in a URL is treated as leaked: if it is an active key, it is revoked at once, and
+ * its account's audit log says from which address. The request itself is rejected either way
+ * (400 api_key_in_query).
  */
 export function revokeLeakedKey(deps: { database: Database; clock: Clock; logger: Logger }) {
-  return async (param: string, value: unknown): Promise<void> => {
+  return async (param: string, value: unknown, address: string): Promise<void> => {
     const values = Array.isArray(value) ? value : [value];
     for (const candidate of values) {
       if (typeof candidate !== 'string' || !isWellFormedKey(candidate)) continue;
       try {
-        const stored = await findKey(deps.database, candidate);
-        if (stored === undefined || stored.revoked) continue;
-        await revokeKey(deps.database, stored.id, `leaked: sent in the URL query parameter ${param}`, deps.clock.now());
+        const stored = await findKey(deps.database, candidate, deps.clock.now());
+        if (stored === undefined || !stored.active) continue;
+        const at = deps.clock.now();
+        await revokeKey(deps.database, stored.id, `leaked: sent in the URL query parameter ${param}`, at);
         deps.logger.warn({ keyId: stored.id, param }, 'revoked an API key sent in a URL');
+        const accountId = await keyAccount(deps.database, stored.id);
+        if (accountId !== null) {
+          await recordAudit(deps.database.db, { accountId, at, kind: 'key_revoked_leaked', ip: address, keyId: stored.id, detail: `sent in the URL query parameter ${param}` });
+        }
       } catch (error) {
         deps.logger.error({ err: error, param }, 'could not revoke an API key sent in a URL');
       }

@@ -1,11 +1,14 @@
-import { apiKeys, eq, fillPlaceholders, isNull, and, perDatabase, plans, sql, type Database } from '@domain-index/db';
+import { accounts, apiKeys, eq, fillPlaceholders, isNull, and, perDatabase, plans, sql, type Database, type Drizzle } from '@domain-index/db';
 import { displayPrefix, generateApiKey, hashApiKey, newKeyId, type KeyEnvironment } from './api-key';
+import type { ReadNodes } from '../replicas/read-nodes';
 
 /** What authentication needs to know of a presented key. */
 export interface StoredKey {
   id: string;
+  /** The owning account's plan, or the key's own for a key without an account. */
   planId: string;
-  revoked: boolean;
+  /** False when the key is revoked, expired, or its account disabled: one identical 401. */
+  active: boolean;
 }
 
 /** A key as `keys list` shows it: never the key itself. */
@@ -21,20 +24,31 @@ export interface KeyListing {
 }
 
 /**
- * The key with a given hash (placeholder `hash`), as `StoredKey` needs it: id, plan, revoked
- * time. Also the first part of a lookup's combined statement (listings/lookup-with-key.ts).
+ * The key with a given hash (placeholder `hash`) at a time (placeholder `now`), as `StoredKey`
+ * needs it: id, plan (its account's, so a plan change applies from the next request), and
+ * whether it is active (not revoked, not expired, its account not disabled). Also the first
+ * part of a lookup's combined statement (listings/lookup-with-key.ts).
  */
-export const keyByHashQuery = (database: Database) =>
-  database.db
-    .select({ id: apiKeys.id, planId: apiKeys.planId, revokedAt: apiKeys.revokedAt })
+export const keyByHashQuery = (database: Database) => {
+  const now = sql`${sql.placeholder('now')}::timestamptz`;
+  return database.db
+    .select({
+      id: apiKeys.id,
+      planId: sql<string>`coalesce(${accounts.planId}, ${apiKeys.planId})`.as('plan_id'),
+      active: sql<boolean>`(${apiKeys.revokedAt} is null and ${accounts.disabledAt} is null and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${now}))`.as(
+        'active',
+      ),
+    })
     .from(apiKeys)
+    .leftJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
     .limit(1);
+};
 
 /** A StoredKey from the first values of a driver row selected by `keyByHashQuery`. */
 export function storedKeyFromValues(values: readonly unknown[]): StoredKey {
-  const [id, planId, revokedAt] = values as [string, string, unknown];
-  return { id, planId, revoked: revokedAt !== null };
+  const [id, planId, active] = values as [string, string, boolean];
+  return { id, planId, active };
 }
 
 const renderedFindKey = perDatabase((database) => keyByHashQuery(database).toSQL());
@@ -44,29 +58,59 @@ const renderedFindKey = perDatabase((database) => keyByHashQuery(database).toSQL
  * request (a revocation applies on the next one), so its text is rendered once per database,
  * prepared once per connection, and its row read as the driver's array, like the lookup's.
  */
-export async function findKey(database: Database, key: string): Promise<StoredKey | undefined> {
+export async function findKey(database: Database, key: string, now: Date): Promise<StoredKey | undefined> {
   const rendered = renderedFindKey(database);
-  const [row] = await database.values({ sql: rendered.sql, params: fillPlaceholders(rendered.params, { hash: hashApiKey(key) }), prepare: true });
+  const [row] = await database.values({
+    sql: rendered.sql,
+    params: fillPlaceholders(rendered.params, { hash: hashApiKey(key), now: now.toISOString() }),
+    prepare: true,
+  });
   return row === undefined ? undefined : storedKeyFromValues(row);
 }
 
+/**
+ * The key check of a request, on the read nodes. A key a replica does not know may have been
+ * created a moment ago (shown in the dashboard, then used at once): the primary has the last
+ * word on it. A key the replica knows is answered there, revoked or not: a revocation reaches
+ * it within the staleness bound (README, "Reads on replicas").
+ */
+export async function checkKey(reads: ReadNodes, key: string, now: Date, first?: () => Promise<StoredKey | undefined>): Promise<StoredKey | undefined> {
+  const found = await (first?.() ?? reads.read('key_lookup', (database) => findKey(database, key, now)));
+  if (found !== undefined || !reads.replicated) return found;
+  return reads.readPrimary('key_lookup', (database) => findKey(database, key, now));
+}
+
+/** What a new key is made with. */
+export interface NewKey {
+  planId: string;
+  name?: string | undefined;
+  environment: KeyEnvironment;
+  /** The dashboard account that owns it; its plan then applies. */
+  accountId?: string | undefined;
+  expiresAt?: Date | undefined;
+}
+
 /** Creates a key on a plan; returns the key itself, which is never stored or shown again. */
-export async function createKey(
-  database: Database,
-  options: { planId: string; name?: string | undefined; environment: KeyEnvironment },
-): Promise<{ id: string; key: string }> {
+export async function createKey(database: Database, options: NewKey): Promise<{ id: string; key: string; displayPrefix: string }> {
   const [plan] = await database.db.select({ id: plans.id }).from(plans).where(eq(plans.id, options.planId));
   if (plan === undefined) throw new UnknownPlanError(options.planId, await planIds(database));
+  return insertKey(database.db, options);
+}
+
+/** Stores a new key on a plan known to exist, through `database.db` or in a transaction. */
+export async function insertKey(db: Pick<Drizzle, 'insert'>, options: NewKey): Promise<{ id: string; key: string; displayPrefix: string }> {
   const key = generateApiKey(options.environment);
   const id = newKeyId();
-  await database.db.insert(apiKeys).values({
+  await db.insert(apiKeys).values({
     id,
     keyHash: hashApiKey(key),
     displayPrefix: displayPrefix(key),
     name: options.name ?? null,
     planId: options.planId,
+    accountId: options.accountId ?? null,
+    expiresAt: options.expiresAt ?? null,
   });
-  return { id, key };
+  return { id, key, displayPrefix: displayPrefix(key) };
 }
 
 /** Revokes a key now; false when there is no active key with that id. */
@@ -77,6 +121,12 @@ export async function revokeKey(database: Database, id: string, reason: string, 
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   return rows.length > 0;
+}
+
+/** The account that owns a key, or null for a key made with `keys create`. */
+export async function keyAccount(database: Database, id: string): Promise<string | null> {
+  const [row] = await database.db.select({ accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, id));
+  return row?.accountId ?? null;
 }
 
 /** Every key, newest first. */

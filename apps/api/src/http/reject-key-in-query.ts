@@ -1,6 +1,7 @@
 import { KEY_LIKE_PARAMS } from '@domain-index/contract';
-import type { NextFunction } from 'express';
+import type { NextFunction, Request } from 'express';
 import { ApiError } from './api-error';
+import { clientAddress } from './client-address';
 
 const KEY_LIKE = new Set<string>(KEY_LIKE_PARAMS);
 
@@ -19,8 +20,8 @@ function keyLikeParam(query: object): string | undefined {
  * rejects the request (400 `api_key_in_query`) before anything else runs.
  */
 export function rejectKeyInQuery(
-  onLeak?: (param: string, value: unknown) => Promise<void>,
-): (req: { query: object }, res: unknown, next: NextFunction) => void {
+  onLeak?: (param: string, value: unknown, address: string) => Promise<void>,
+): (req: { query: object } & Pick<Request, 'ip' | 'socket'>, res: unknown, next: NextFunction) => void {
   return (req, _res, next) => {
     const param = keyLikeParam(req.query);
     if (param === undefined) {
@@ -30,6 +31,6 @@ export function rejectKeyInQuery(
     const reject = () =>
       next(new ApiError('api_key_in_query', `${param} must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked`, param));
     if (onLeak === undefined) reject();
-    else onLeak(param, (req.query as Record<string, unknown>)[param]).then(reject, reject);
+    else onLeak(param, (req.query as Record<string, unknown>)[param], clientAddress(req)).then(reject, reject);
   };
 }

@@ -1,9 +1,10 @@
 import { contract, type Domain } from '@domain-index/contract';
-import { fillPlaceholders, perDatabase, renderQuery, sql, type Database } from '@domain-index/db';
+import { fillPlaceholders, perDatabase, renderQuery, sql } from '@domain-index/db';
 import { parseLookupDomain } from '@domain-index/indexer';
 import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
-import { findKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '../auth/key-store';
+import type { ReadNodes } from '../replicas/read-nodes';
+import { checkKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '../auth/key-store';
 import { hashApiKey } from '../auth/api-key';
 import { DOMAIN_WIDTH, domainFromValues } from './domain-values';
 import { lookupQuery } from './lookup-query';
@@ -14,7 +15,7 @@ interface PrefetchedListing {
   domain: Domain | undefined;
 }
 
-/** The columns of keyByHashQuery (id, plan, revoked time), before the listing's in a combined row. */
+/** The columns of keyByHashQuery (id, plan, active), before the listing's in a combined row. */
 const KEY_WIDTH = 3;
 
 /**
@@ -29,7 +30,7 @@ const renderedKeyWithListing = perDatabase((database) =>
   renderQuery(sql`
     select k.*, l.*
     from (${keyByHashQuery(database)}) k
-    left join lateral (${lookupQuery(database)}) l on k.revoked_at is null`),
+    left join lateral (${lookupQuery(database)}) l on k.active`),
 );
 
 /**
@@ -39,18 +40,17 @@ const renderedKeyWithListing = perDatabase((database) =>
  * key lookup runs instead, so each failure keeps its own answer: key_lookup_unavailable when
  * keys cannot be read, query_failed from the route when listings cannot.
  */
-export function keyCheckWithLookup(deps: { database: Database; clock: Clock }) {
+export function keyCheckWithLookup(deps: { reads: ReadNodes; clock: Clock }) {
   const withListing = async (res: ResponseLocals, key: string, domainName: string): Promise<StoredKey | undefined> => {
-    const rendered = renderedKeyWithListing(deps.database);
+    const params = { hash: hashApiKey(key), name: domainName, now: deps.clock.now().toISOString() };
     let row: unknown[] | undefined;
     try {
-      [row] = await deps.database.values({
-        sql: rendered.sql,
-        params: fillPlaceholders(rendered.params, { hash: hashApiKey(key), name: domainName, now: deps.clock.now().toISOString() }),
-        prepare: true,
+      [row] = await deps.reads.read('lookup_with_key', (database) => {
+        const rendered = renderedKeyWithListing(database);
+        return database.values({ sql: rendered.sql, params: fillPlaceholders(rendered.params, params), prepare: true });
       });
     } catch {
-      return findKey(deps.database, key);
+      return checkKey(deps.reads, key, deps.clock.now());
     }
     if (row === undefined) return undefined;
     const listing = row.slice(KEY_WIDTH, KEY_WIDTH + DOMAIN_WIDTH);

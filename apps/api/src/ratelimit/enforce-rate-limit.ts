@@ -2,6 +2,7 @@ import type { NextFunction, Response } from 'express';
 import type { Caller } from '../auth/authenticate';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/api-error';
+import type { ApiMetrics } from '../ops/api-metrics';
 import { RateLimiterUnavailableError, type RateLimiter } from './rate-limiter';
 
 /** Seconds to wait when the rate-limit store is down. */
@@ -12,7 +13,7 @@ const UNAVAILABLE_RETRY_AFTER = 5;
  * Rate-limit headers go on every response from here on: the limit and window always, the live
  * usage when it is known; the IETF draft fields alongside.
  */
-export function enforceRateLimit(deps: { rateLimiter: RateLimiter; clock: Clock }) {
+export function enforceRateLimit(deps: { rateLimiter: RateLimiter; clock: Clock; metrics: ApiMetrics }) {
   return (_req: unknown, res: Response, next: NextFunction): void => {
     const { keyId, plan } = res.locals.caller as Caller;
     res.setHeader('X-RateLimit-Limit', String(plan.limit));
@@ -25,6 +26,7 @@ export function enforceRateLimit(deps: { rateLimiter: RateLimiter; clock: Clock 
         res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
         res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
         res.setHeader('RateLimit', `"hourly";r=${decision.remaining};t=${secondsToReset}`);
+        deps.metrics.rateLimitDecisions.inc({ decision: decision.allowed ? 'allowed' : 'limited' });
         if (decision.allowed) {
           next();
           return;
@@ -40,6 +42,7 @@ export function enforceRateLimit(deps: { rateLimiter: RateLimiter; clock: Clock 
           next(error);
           return;
         }
+        deps.metrics.rateLimitDecisions.inc({ decision: 'unavailable' });
         next(
           new ApiError('rate_limit_unavailable', 'the rate limiter is unavailable, so the request is refused rather than served unmetered; please retry', undefined, {
             'Retry-After': String(UNAVAILABLE_RETRY_AFTER),

@@ -7,6 +7,7 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
 } from './rate-limiter';
+import { redisConnected } from './redis-connected';
 
 /**
  * Increment and set the expiry in one atomic step: Redis runs a script alone, so any number
@@ -56,6 +57,11 @@ export class RedisRateLimiter implements RateLimiter {
     }
     if (typeof count !== 'number') throw new RateLimiterUnavailableError('the rate-limit store gave no count');
     return decide(policy, count, resetAt);
+  }
+
+  /** True once Redis takes commands; false if it did not within `timeoutMs` (see redisConnected). */
+  connected(timeoutMs: number): Promise<boolean> {
+    return redisConnected(this.redis, timeoutMs);
   }
 
   async close(): Promise<void> {

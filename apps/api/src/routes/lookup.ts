@@ -1,15 +1,16 @@
 import type { Contract } from '@domain-index/contract';
 import { parseLookupDomain } from '@domain-index/indexer';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import type { AppDeps } from '../app';
+import type { RouteDeps } from '../app';
 import { ApiError } from '../http/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
 import { findListing } from '../listings/lookup-query';
 import { prefetchedListing } from '../listings/lookup-with-key';
+import { setRowsReturned } from '../usage/count-usage';
 
 /** GET /api/v1/domains/{domain}: one listed domain, only lowercased, never converted. */
-export function lookupRoute(deps: AppDeps): AppRouteImplementation<Contract['getDomain']> {
+export function lookupRoute(deps: RouteDeps): AppRouteImplementation<Contract['getDomain']> {
   return async ({ params, res }) => {
     const name = parseLookupDomain(params.domain);
     if (name === null) {
@@ -17,10 +18,11 @@ export function lookupRoute(deps: AppDeps): AppRouteImplementation<Contract['get
     }
     // Usually read already, in one statement with the key (listings/lookup-with-key.ts).
     const prefetched = prefetchedListing(res, name.domainName);
-    const domain = prefetched !== undefined ? prefetched.domain : await orQueryFailed(() => findListing(deps.database, name.domainName, deps.clock.now()));
+    const domain = prefetched !== undefined ? prefetched.domain : await orQueryFailed(() => deps.reads.read('lookup', (database) => findListing(database, name.domainName, deps.clock.now())));
     if (domain === undefined) {
       throw new ApiError('domain_not_found', `${name.domainName} is not currently listed on any supported marketplace`);
     }
+    setRowsReturned(res, 1);
     return { status: 200, body: { object: 'domain', data: domain, meta: META } };
   };
 }

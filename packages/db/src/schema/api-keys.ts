@@ -1,9 +1,13 @@
 import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
 import { plans } from './plans';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
 
-/** API keys. Only the SHA-256 hash of a key is stored; the key itself is shown once. */
+/**
+ * API keys. Only the SHA-256 hash of a key is stored; the key itself is shown once. A key that
+ * an account owns takes its plan from the account (`plan_id` is kept as the plan at creation).
+ */
 export const apiKeys = pgTable(
   'api_keys',
   {
@@ -21,8 +25,12 @@ export const apiKeys = pgTable(
     revokedAt: instant('revoked_at'),
     /** Why the key was revoked, e.g. seen in a URL and treated as leaked. */
     revokedReason: text('revoked_reason'),
+    /** The dashboard account that owns the key; null for keys made with `keys create`. */
+    accountId: text('account_id').references(() => accounts.id),
+    /** After this the key is refused like a revoked one: a chosen expiry, or a rotation's overlap. */
+    expiresAt: instant('expires_at'),
   },
-  (t) => [index('api_keys_plan_id_idx').on(t.planId)],
+  (t) => [index('api_keys_plan_id_idx').on(t.planId), index('api_keys_account_id_idx').on(t.accountId)],
 );
 
 /** An API key row as read. */

@@ -1,0 +1,49 @@
+import { auditEvents, desc, eq, type Database, type Drizzle } from '@domain-index/db';
+
+/** What the audit log records: every change to an account's keys and every sign-in attempt. */
+export const AUDIT_KINDS = {
+  key_created: 'Key created',
+  key_revoked: 'Key revoked',
+  key_rotated: 'Key rotated',
+  key_expired: 'Key expired',
+  key_revoked_leaked: 'Key revoked as leaked (sent in a URL)',
+  sign_in: 'Signed in',
+  sign_in_failed: 'Failed sign-in',
+  password_changed: 'Password set',
+} as const;
+export type AuditKind = keyof typeof AUDIT_KINDS;
+
+/** One entry of an account's audit log. */
+export interface AuditEntry {
+  at: Date;
+  kind: AuditKind;
+  ip: string | null;
+  keyId: string | null;
+  detail: string | null;
+}
+
+/** Appends an entry to an account's audit log: through `database.db`, or in a transaction with the change it records. */
+export async function recordAudit(
+  db: Pick<Drizzle, 'insert'>,
+  entry: { accountId: string; at: Date; kind: AuditKind; ip?: string | null; keyId?: string | null; detail?: string | null },
+): Promise<void> {
+  await db.insert(auditEvents).values({
+    accountId: entry.accountId,
+    at: entry.at,
+    kind: entry.kind,
+    ip: entry.ip ?? null,
+    keyId: entry.keyId ?? null,
+    detail: entry.detail ?? null,
+  });
+}
+
+/** The newest entries of an account's audit log. */
+export async function auditLog(database: Database, accountId: string, limit = 100): Promise<AuditEntry[]> {
+  const rows = await database.db
+    .select({ at: auditEvents.at, kind: auditEvents.kind, ip: auditEvents.ip, keyId: auditEvents.keyId, detail: auditEvents.detail })
+    .from(auditEvents)
+    .where(eq(auditEvents.accountId, accountId))
+    .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+    .limit(limit);
+  return rows.map((row) => ({ ...row, kind: row.kind as AuditKind }));
+}

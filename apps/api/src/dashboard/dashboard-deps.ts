@@ -1,0 +1,38 @@
+import type { Database } from '@domain-index/db';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Account } from '../accounts/account-store';
+import type { PasswordHasher } from '../accounts/passwords';
+import type { Clock } from '../clock';
+import type { Logger } from '../logger';
+import type { SignInLimiter } from './sign-in-limiter';
+
+/** What the dashboard needs from the composition root. */
+export interface DashboardDeps {
+  database: Database;
+  logger: Logger;
+  clock: Clock;
+  /** Where people reach the service (config PUBLIC_URL): links and the cookie's Secure flag. */
+  publicUrl: string;
+  /** SIGNUP=open: anyone may create an account. */
+  signupOpen: boolean;
+  signInLimiter: SignInLimiter;
+  /** Argon2id in the service; tests count its calls. */
+  passwords: PasswordHasher;
+}
+
+/** The signed-in account of a request, set by loadAccount. */
+export function signedIn(res: Response): Account | undefined {
+  return res.locals.account as Account | undefined;
+}
+
+/**
+ * Express 4 does not catch a rejected handler: this passes the failure on to the error page.
+ * As a middleware (`thenNext`), it calls the next handler once `run` has finished.
+ */
+export function handle(run: (req: Request, res: Response) => Promise<void>, thenNext = false): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    run(req, res).then(() => {
+      if (thenNext) next();
+    }, next);
+  };
+}

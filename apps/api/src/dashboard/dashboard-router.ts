@@ -1,0 +1,68 @@
+import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import { findAccount } from '../accounts/account-store';
+import { redactUrl } from '../http/request-log';
+import { sessionAccount } from '../accounts/sessions';
+import { dashboardAssets } from './assets';
+import { auditPage } from './audit-page';
+import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
+import { html } from './html';
+import { keysPages } from './keys-pages';
+import { DASHBOARD, page } from './layout';
+import { dashboardHeaders, sameOriginOnly } from './security';
+import { FORM_LIMITS, requestRefusal } from './request-refusal';
+import { readSessionCookie } from './session-cookie';
+import { signInPages } from './sign-in-pages';
+
+/**
+ * The key dashboard, mounted at /dashboard by createApp: server-rendered pages whose every
+ * action is a form that posts (then redirects, or shows a new key once), so it works without
+ * JavaScript. Nothing under /api/v1 changes.
+ */
+export function dashboardRouter(deps: DashboardDeps): Router {
+  const router = Router();
+  const secure = deps.publicUrl.startsWith('https://');
+  router.use(dashboardHeaders);
+  router.use('/assets', dashboardAssets());
+  router.use(express.urlencoded({ extended: false, limit: FORM_LIMITS.bytes, parameterLimit: FORM_LIMITS.fields }));
+  router.use(sameOriginOnly(new URL(deps.publicUrl).origin));
+  // The signed-in account, when the session cookie names a live session of an enabled account.
+  router.use(
+    handle(async (req, res) => {
+      const token = readSessionCookie(req, secure);
+      if (token === undefined) return;
+      const accountId = await sessionAccount(deps.database, token, deps.clock.now());
+      const account = accountId === undefined ? undefined : await findAccount(deps.database, accountId);
+      if (account !== undefined && account.disabledAt === null) res.locals.account = account;
+    }, true),
+  );
+  router.get('/', (_req, res) => {
+    res.redirect(303, signedIn(res) === undefined ? `${DASHBOARD}/sign-in` : `${DASHBOARD}/keys`);
+  });
+  router.use(signInPages(deps));
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    if (signedIn(res) === undefined) res.redirect(303, `${DASHBOARD}/sign-in`);
+    else next();
+  });
+  router.use(keysPages(deps));
+  router.use(auditPage(deps));
+  router.use((_req: Request, res: Response) => {
+    res.status(404).send(page({ title: 'Not found', email: signedIn(res)?.email, body: html`<p>There is no such page. <a href="${DASHBOARD}/keys">Go to your keys</a>.</p>` }));
+  });
+  const failed: ErrorRequestHandler = (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const refusal = requestRefusal(error);
+    if (refusal !== undefined) {
+      res.status(refusal.status).send(page({ title: refusal.title, email: signedIn(res)?.email, body: html`<p>${refusal.fix}</p>` }));
+      return;
+    }
+    // The URL redacted: a set-password path carries a live one-time token.
+    deps.logger.error({ err: error, url: redactUrl(req.originalUrl) }, 'dashboard page failed');
+    res.status(500).setHeader('Retry-After', '5');
+    res.send(page({ title: 'Something went wrong', body: html`<p>The page could not be shown. It has been logged; please try again in a moment.</p>` }));
+  };
+  router.use(failed);
+  return router;
+}

@@ -1,0 +1,94 @@
+import { keyUsage, sql, type Database } from '@domain-index/db';
+import type { Logger } from '../logger';
+import type { ApiMetrics } from '../ops/api-metrics';
+
+/** How often an instance adds its counts to the shared table. */
+export const USAGE_FLUSH_MS = 5_000;
+
+/**
+ * Requests and rows returned per key and hour, counted in memory and added to `key_usage` in one
+ * upsert every USAGE_FLUSH_MS: no write per API request, and every instance adds to the same
+ * rows. A failed flush keeps its counts and tries again USAGE_FLUSH_MS later; `close` flushes
+ * what is left, after any write still running.
+ */
+export class UsageRecorder {
+  private pending = new Map<string, { keyId: string; hour: number; requests: number; rows: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly logger: Logger,
+    private readonly flushEveryMs = USAGE_FLUSH_MS,
+    private readonly metrics?: ApiMetrics,
+  ) {}
+
+  /** Counts one request of a key, with the rows it returned. */
+  record(keyId: string, rows: number, at: Date): void {
+    const hour = Math.floor(at.getTime() / 3_600_000) * 3_600_000;
+    const id = `${keyId} ${hour}`;
+    const entry = this.pending.get(id);
+    if (entry === undefined) this.pending.set(id, { keyId, hour, requests: 1, rows });
+    else {
+      entry.requests += 1;
+      entry.rows += rows;
+    }
+    this.armTimer();
+  }
+
+  private armTimer(): void {
+    if (this.closed) return;
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.flushEveryMs).unref();
+  }
+
+  /** Adds the counts so far to the table, once every write already running has finished. */
+  async flush(): Promise<void> {
+    // A loop: another caller may start a write while this one waits, and each waiter must
+    // see the table as it is once nothing is in flight (close() closes the pool after this).
+    while (this.flushing !== undefined) await this.flushing;
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    this.flushing = this.write(batch).finally(() => (this.flushing = undefined));
+    await this.flushing;
+  }
+
+  private async write(batch: { keyId: string; hour: number; requests: number; rows: number }[]): Promise<void> {
+    const upsert = () =>
+      this.database.db
+        .insert(keyUsage)
+        .values(batch.map((entry) => ({ keyId: entry.keyId, hour: new Date(entry.hour), requests: entry.requests, rowsReturned: entry.rows })))
+        .onConflictDoUpdate({
+          target: [keyUsage.keyId, keyUsage.hour],
+          set: { requests: sql`${keyUsage.requests} + excluded.requests`, rowsReturned: sql`${keyUsage.rowsReturned} + excluded.rows_returned` },
+        });
+    try {
+      await (this.metrics === undefined ? upsert() : this.metrics.timeQuery('usage_flush', 'primary', upsert));
+    } catch (error) {
+      this.logger.warn({ err: error, entries: batch.length }, 'could not record key usage; kept for the next flush');
+      for (const entry of batch) {
+        const id = `${entry.keyId} ${entry.hour}`;
+        const kept = this.pending.get(id);
+        if (kept === undefined) this.pending.set(id, entry);
+        else {
+          kept.requests += entry.requests;
+          kept.rows += entry.rows;
+        }
+      }
+      // Kept counts would otherwise wait for the next request, or for shutdown.
+      this.armTimer();
+    }
+  }
+
+  /** Stops the timer and writes what is left. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * A person in a browser without JavaScript, over HTTP: a cookie jar, forms that post as a
+ * browser posts them (with its Origin), and redirects followed by hand so each step is seen.
+ */
+export class DashboardClient {
+  private cookies = new Map<string, string>();
+
+  /**
+   * `address`: the client address a proxy in front reports in X-Forwarded-For (believed only
+   * by an instance with `trustProxy`), so each simulated person can have an address of its own.
+   */
+  constructor(
+    private baseUrl: string,
+    readonly address?: string,
+  ) {}
+
+  /** Continues the same browser session against another instance (same cookies). */
+  on(baseUrl: string): DashboardClient {
+    const other = new DashboardClient(baseUrl, this.address);
+    other.cookies = this.cookies;
+    return other;
+  }
+
+  /** The headers every request of this browser carries. */
+  private base(): Record<string, string> {
+    return { cookie: this.cookieHeader, ...(this.address === undefined ? {} : { 'x-forwarded-for': this.address }) };
+  }
+
+  get cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  private remember(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair!.indexOf('=');
+      const name = pair!.slice(0, at);
+      const value = pair!.slice(at + 1);
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+    const response = await fetch(`${this.baseUrl}${path}`, { redirect: 'manual', headers: { ...this.base(), ...headers } });
+    this.remember(response);
+    return response;
+  }
+
+  /**
+   * Posts a form as a browser on this origin does; `headers` may override Origin and
+   * Sec-Fetch-Site, or leave one out (undefined), and `body` may replace the encoded form.
+   */
+  async post(path: string, form: Record<string, string>, headers: Record<string, string | undefined> = {}, body?: string): Promise<Response> {
+    const all: Record<string, string | undefined> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...this.base(),
+      origin: this.baseUrl,
+      'sec-fetch-site': 'same-origin',
+      ...headers,
+    };
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+      body: body ?? new URLSearchParams(form).toString(),
+    });
+    this.remember(response);
+    return response;
+  }
+
+  /** The page after following a redirect, as a browser would. */
+  async follow(response: Response): Promise<Response> {
+    const location = response.headers.get('location');
+    if (response.status !== 303 && response.status !== 302) return response;
+    if (location === null) throw new Error('redirect without Location');
+    return this.get(location.startsWith('http') ? new URL(location).pathname : location);
+  }
+}
+
+/** The key a "new key" page shows once. */
+export function shownKey(page: string): string | undefined {
+  return /id="new-key" readonly value="(dix_[a-z]+_[0-9A-Za-z]+)"/.exec(page)?.[1];
+}

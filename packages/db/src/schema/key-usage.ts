@@ -1,0 +1,20 @@
+import { bigint, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { apiKeys } from './api-keys';
+
+/**
+ * Requests and rows returned per key per hour, shared by every instance. Instances add their
+ * counts in batches (an upsert every few seconds), never one write per request.
+ */
+export const keyUsage = pgTable(
+  'key_usage',
+  {
+    keyId: text('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    /** The start of the hour, UTC. */
+    hour: timestamp('hour', { withTimezone: true, precision: 0, mode: 'date' }).notNull(),
+    requests: integer('requests').notNull().default(0),
+    rowsReturned: bigint('rows_returned', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.hour] })],
+);
