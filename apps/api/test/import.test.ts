@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../src/clock';
 import { importBatch, importBatches, type ImportSummary } from '../src/indexing/import-batch';
 import { lastCheckedAt } from '../src/listings/last-checked-at';
 import { auctionRecord, jsonlFeed } from './support/feeds';
+import { startApi } from './support/start-api';
 
 const source: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'alpha', format: 'jsonl' };
 const other: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'beta', format: 'jsonl' };
@@ -18,6 +19,21 @@ async function indexesOf(database: Database): Promise<string[]> {
     select pg_get_indexdef(indexrelid) as definition, indisvalid as valid
     from pg_index where indrelid = 'listings'::regclass order by 1`);
   return rows.map((row) => `${row.definition}${row.valid ? '' : ' (INVALID)'}`);
+}
+
+/** The listings table's identity and definition: columns, constraints, options, statistics targets, identity sequence. */
+async function tableOf(database: Database) {
+  const [table] = await database.rows<{ oid: number; options: string[] | null; sequence: string | null }>(sql`
+    select oid::int as oid, reloptions as options, pg_get_serial_sequence('listings', 'id') as sequence
+    from pg_class where oid = 'listings'::regclass`);
+  const columns = await database.rows(sql`
+    select attname, format_type(atttypid, atttypmod) as type, attnotnull, attidentity, attgenerated,
+           coalesce(attstattarget, -1) as target, pg_get_expr(d.adbin, d.adrelid) as default_value
+    from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+    where attrelid = 'listings'::regclass and attnum > 0 and not attisdropped order by attnum`);
+  const constraints = await database.rows(sql`
+    select conname, pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = 'listings'::regclass order by conname`);
+  return { oid: table!.oid, options: [...(table!.options ?? [])].sort(), sequence: table!.sequence, columns, constraints };
 }
 
 async function namesOf(database: Database, sourceId: string): Promise<string[]> {
@@ -105,12 +121,23 @@ for (const { engine, skip } of testEngines()) {
       expect(after['moved.com']).not.toBe(before['moved.com']);
     });
 
-    it('loads an empty index with the bulk path and leaves every index as it was', async () => {
+    it('loads an empty index with the bulk path into a table of its own, which takes the place of listings with every index, constraint and setting', async () => {
       const indexes = await indexesOf(test.database);
       expect(indexes.length).toBeGreaterThan(15);
+      const before = await tableOf(test.database);
       const summary = await run(test.database, jsonlFeed(Array.from({ length: 500 }, (_, i) => auctionRecord(`bulk${i}.com`))));
       expect(summary).toMatchObject({ outcome: 'applied', inserted: 500 });
+      const after = await tableOf(test.database);
+      // a new table (the bulk path) under the old name, with the same definition throughout
+      expect(after.oid).not.toBe(before.oid);
+      expect({ ...after, oid: 0 }).toEqual({ ...before, oid: 0 });
+      expect(after.options).toEqual(expect.arrayContaining(['fillfactor=80', 'vacuum_truncate=false']));
+      expect(after.sequence).toBe('public.listings_id_seq');
       expect(await indexesOf(test.database)).toEqual(indexes);
+      expect(await test.database.rows(sql`select 1 from pg_tables where tablename like 'listings_load_%'`)).toEqual([]);
+      // a second batch takes the ordinary path: the same table
+      await importBatch({ database: test.database, source: other, input: jsonlFeed([auctionRecord('second.com')]), clock: systemClock });
+      expect((await tableOf(test.database)).oid).toBe(after.oid);
       // the rebuilt trigram index answers a substring search
       const [found] = await test.database.rows<{ n: number }>(sql`select count(*)::int as n from listings where domain_name like '%lk49%'`);
       expect(found?.n).toBe(11);
@@ -150,21 +177,103 @@ for (const { engine, skip } of testEngines()) {
       expect(Object.keys(bounds)).toEqual(expect.arrayContaining(['tld', 'source', 'status', 'index_score', 'current_bid', 'auction_end_time']));
     });
 
-    it('keeps the empty index and all its indexes when a first load fails inside the switch', async () => {
+    it('serves the loaded rows at once to an API whose connections prepared their statements against the table replaced', async () => {
+      const api = await startApi(engine, { test });
+      try {
+        // lookups and key checks are prepared once per connection, on the empty table
+        for (let i = 0; i < 6; i += 1) expect((await api.get('/api/v1/domains/later.com')).status).toBe(404);
+        expect((await api.get('/api/v1/domains?status=all')).status).toBe(200);
+        await run(test.database, jsonlFeed([auctionRecord('later.com')]));
+        expect((await api.get('/api/v1/domains/later.com')).status).toBe(200);
+        const page = (await (await api.get('/api/v1/domains?status=all')).json()) as { data: { domain_name: string }[] };
+        expect(page.data.map((row) => row.domain_name)).toEqual(['later.com']);
+      } finally {
+        await api.close();
+      }
+    });
+
+    it('keeps the empty index, its table and all its indexes when a first load fails inside the switch', async () => {
       const indexes = await indexesOf(test.database);
-      // a fault inside the switch transaction, after the indexes were dropped
+      const table = await tableOf(test.database);
+      // a fault inside the switch transaction, in the rows appended to the bulk path's table
       await test.database.db.execute(sql`
         create function fail_on_boom() returns trigger language plpgsql as $$
         begin if new.domain_name = 'boom.com' then raise exception 'injected fault'; end if; return new; end $$`);
-      await test.database.db.execute(sql`create trigger fail_on_boom before insert on listings for each row execute function fail_on_boom()`);
+      await test.database.db.execute(sql`
+        create function arm_load() returns event_trigger language plpgsql as $$
+        declare created record;
+        begin
+          for created in select object_identity from pg_event_trigger_ddl_commands() where object_identity like '%listings_load_%' and command_tag = 'CREATE TABLE' loop
+            execute format('create trigger fail_on_boom before insert on %s for each row execute function fail_on_boom()', created.object_identity);
+          end loop;
+        end $$`);
+      await test.database.db.execute(sql`create event trigger arm_load on ddl_command_end when tag in ('CREATE TABLE') execute function arm_load()`);
       try {
         await expect(run(test.database, jsonlFeed([auctionRecord('aaa.com'), auctionRecord('boom.com')]))).rejects.toThrow();
       } finally {
-        await test.database.db.execute(sql`drop trigger fail_on_boom on listings`);
+        await test.database.db.execute(sql`drop event trigger arm_load`);
+        await test.database.db.execute(sql`drop function arm_load()`);
         await test.database.db.execute(sql`drop function fail_on_boom()`);
       }
       expect(await namesOf(test.database, 'alpha')).toEqual([]);
+      expect(await tableOf(test.database)).toEqual(table);
       expect(await indexesOf(test.database)).toEqual(indexes);
+      expect(await test.database.rows(sql`select 1 from pg_tables where tablename like 'listings_load_%'`)).toEqual([]);
+    });
+
+    it('loads an empty index in place, by the ordinary path, when a view on listings would be lost by replacing the table', async () => {
+      const table = await tableOf(test.database);
+      await test.database.db.execute(sql`create view listing_names as select domain_name from listings`);
+      try {
+        expect(await run(test.database, jsonlFeed([auctionRecord('seen-by-view.com')]))).toMatchObject({ outcome: 'applied', inserted: 1 });
+        expect((await tableOf(test.database)).oid).toBe(table.oid);
+        expect(await test.database.rows(sql`select domain_name from listing_names`)).toEqual([{ domain_name: 'seen-by-view.com' }]);
+      } finally {
+        await test.database.db.execute(sql`drop view listing_names`);
+      }
+    });
+
+    it.skipIf(engine !== 'postgres')('carries table privileges over to the loaded table, and loads in place when another role owns listings', async () => {
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const [reader, owner] = [`di_reader_${suffix}`, `di_owner_${suffix}`];
+      await test.database.db.execute(sql.raw(`create role ${reader}; create role ${owner}`));
+      try {
+        await test.database.db.execute(sql.raw(`grant select on listings to ${reader} with grant option`));
+        const before = await tableOf(test.database);
+        await run(test.database, jsonlFeed([auctionRecord('granted.com')]));
+        expect((await tableOf(test.database)).oid).not.toBe(before.oid);
+        const [granted] = await test.database.rows<{ select: boolean; option: boolean }>(sql.raw(`
+          select has_table_privilege('${reader}', 'listings', 'SELECT') as select,
+                 has_table_privilege('${reader}', 'listings', 'SELECT WITH GRANT OPTION') as option`));
+        expect(granted).toEqual({ select: true, option: true });
+
+        // owned by another role: the new table would be this role's, so the rows load in place
+        await test.database.db.delete(listings);
+        await test.database.db.execute(sql.raw(`alter table listings owner to ${owner}`));
+        const owned = await tableOf(test.database);
+        await run(test.database, jsonlFeed([auctionRecord('owned.com')]));
+        expect((await tableOf(test.database)).oid).toBe(owned.oid);
+        const [still] = await test.database.rows<{ owner: string }>(sql`select relowner::regrole::text as owner from pg_class where oid = 'listings'::regclass`);
+        expect(still?.owner).toBe(owner);
+      } finally {
+        await test.database.db.execute(sql.raw(`alter table listings owner to current_user`));
+        await test.database.db.execute(sql.raw(`revoke all on listings from ${reader}`));
+        await test.database.db.execute(sql.raw(`drop role ${reader}; drop role ${owner}`));
+      }
+    });
+
+    it('loads an empty index in place, by the ordinary path, when a trigger on listings would be lost by replacing the table', async () => {
+      const table = await tableOf(test.database);
+      await test.database.db.execute(sql`create function keep_me() returns trigger language plpgsql as $$ begin return new; end $$`);
+      await test.database.db.execute(sql`create trigger keep_me before insert on listings for each row execute function keep_me()`);
+      try {
+        expect(await run(test.database, jsonlFeed([auctionRecord('kept-trigger.com')]))).toMatchObject({ outcome: 'applied', inserted: 1 });
+        expect((await tableOf(test.database)).oid).toBe(table.oid);
+        expect(await test.database.rows(sql`select 1 from pg_trigger where tgname = 'keep_me'`)).toHaveLength(1);
+      } finally {
+        await test.database.db.execute(sql`drop trigger keep_me on listings`);
+        await test.database.db.execute(sql`drop function keep_me()`);
+      }
     });
 
     it('changes nothing and leaves no staging table behind when the feed breaks off mid-stream', async () => {

@@ -109,7 +109,7 @@ for (const { engine, skip } of testEngines()) {
       ]);
     });
 
-    it('stages the same rows, bad rows and line numbers in worker threads as line by line', async () => {
+    it('stages the same rows, bad rows and line numbers in worker threads as line by line, from text or records', async () => {
       const text = awkwardFeed();
       // the reference: the line reader, one record at a time
       const expected = await stage({ records: readFeed(streamOf(text), 'jsonl') });
@@ -126,6 +126,12 @@ for (const { engine, skip } of testEngines()) {
       const inWorkers = await stage({ input: streamOf(text) }, { pieceBytes: 256, workersAfterBytes: 1_000, workers: 2 });
       expect(inThread).toEqual(expected);
       expect(inWorkers).toEqual(expected);
+      // records (a profile's) are shared out in runs the same way
+      const records = await stage(
+        { records: readFeed(streamOf(text), 'jsonl'), parallel: true },
+        { pieceBytes: 256, workersAfterBytes: Infinity, workers: 2, recordsPerRun: 7, workersAfterRecords: 20 },
+      );
+      expect(records).toEqual(expected);
     });
   });
 }

@@ -10,7 +10,7 @@ import { syncSource } from '../src/indexing/sync-source';
 import { runSyncWorker } from '../src/indexing/sync-worker';
 import { createLogger } from '../src/logger';
 import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedServer } from './support/feed-server';
+import { startFeedServer, type FeedAnswer, type FeedServer } from './support/feed-server';
 
 const silent = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
 const feedOf = (names: string[]) => `${names.map((name) => JSON.stringify(auctionRecord(name))).join('\n')}\n`;
@@ -25,7 +25,7 @@ for (const { engine, skip } of testEngines()) {
   describe.skipIf(skip)(`sync and purge on ${engine}`, () => {
     let test: TestDatabase;
     const servers: FeedServer[] = [];
-    const serve = async (...answers: Parameters<typeof startFeedServer>[0]) => {
+    const serve = async (...answers: FeedAnswer[]) => {
       const server = await startFeedServer(answers);
       servers.push(server);
       return server;

@@ -1,7 +1,9 @@
 import { createInterface } from 'node:readline';
-import { Readable, pipeline } from 'node:stream';
-import { parse as parseCsv } from 'csv-parse';
-import type { InfoRecord } from 'csv-parse';
+import { Readable } from 'node:stream';
+import type { FeedItem } from './feed-item';
+import { CSV_LAYOUT, readDelimited } from './feeds/read-delimited';
+
+export { FeedSyntaxError, type FeedItem } from './feed-item';
 
 /** The listing states a feed row may carry. */
 export const AUCTION_STATUSES = ['auction', 'dropping', 'available'] as const;
@@ -47,25 +49,6 @@ export interface FeedRow {
 
 /** Outcome of {@link parseFeedRecord}: the row, or the first problem found. */
 export type FeedRecordResult = { ok: true; row: FeedRow } | { ok: false; reason: string };
-
-/** One item of {@link readFeed}: a raw record or a line that could not be read as one. */
-export type FeedItem =
-  { line: number; record: Record<string, unknown> } | { line: number; error: string };
-
-/**
- * The input is structurally broken past a single row (an unbalanced CSV quote, a record over
- * 1 MiB): what follows cannot be read reliably, so the whole batch has to be rejected.
- */
-export class FeedSyntaxError extends Error {
-  override readonly name = 'FeedSyntaxError';
-  constructor(
-    readonly line: number,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(`line ${line}: ${message}`, options);
-  }
-}
 
 /** Largest accepted money amount in dollars; anything above is a feed error, not a price. */
 const MAX_MONEY = 1_000_000_000;
@@ -443,70 +426,6 @@ async function* readJsonl(
   }
 }
 
-/** Line breaks the way csv-parse counts them inside a quoted field: every CR and every LF. */
-const LINE_BREAK_CHARS = /[\r\n]/g;
-const CRLF = /\r\n/g;
-const LEADING_BLANK_LINES = /^[\r\n]+/;
-const TRAILING_DELIMITER = /(?:\r\n|\r|\n)$/;
-const MAX_CSV_RECORD = 1 << 20;
-const CSV_SYNTAX_MESSAGES: Partial<Record<string, string>> = {
-  CSV_QUOTE_NOT_CLOSED: 'unclosed quote: the record starting here runs to the end of the input',
-  CSV_MAX_RECORD_SIZE: 'record larger than 1 MiB starting here (an unclosed quote?)',
-};
-
-async function* readCsv(
-  input: NodeJS.ReadableStream | AsyncIterable<string | Buffer>,
-): AsyncGenerator<FeedItem> {
-  // csv-parse counts a CRLF inside a quoted field as two lines; this is how far it has run ahead
-  let overcount = 0;
-  let columnCount = 0;
-  /** Last physical line of the last record read, so a fatal error can name where its record starts. */
-  let lastLine = 0;
-  const toItem = (parsed: unknown, context: InfoRecord): FeedItem => {
-    const { record, raw } = parsed as { record: Record<string, unknown>; raw: string };
-    // context.lines is the record's last line: step back over the breaks inside its quoted fields
-    const body = raw.replace(LEADING_BLANK_LINES, '').replace(TRAILING_DELIMITER, '');
-    const inner = body.match(LINE_BREAK_CHARS)?.length ?? 0;
-    const line = context.lines - inner - overcount;
-    overcount += body.match(CRLF)?.length ?? 0;
-    lastLine = context.lines - overcount;
-    if (context.error !== undefined && context.error.code === 'CSV_RECORD_INCONSISTENT_COLUMNS') {
-      return { line, error: `wrong column count: expected ${columnCount}, got ${context.index}` };
-    }
-    return { line, record };
-  };
-  const parser = parseCsv({
-    bom: true,
-    columns: (header: string[]) => {
-      columnCount = header.length;
-      lastLine = 1;
-      return header.map((name) => name.trim());
-    },
-    raw: true,
-    relax_column_count: true,
-    // a stray quote inside an unquoted field is kept as a character; the field check catches it
-    relax_quotes: true,
-    skip_empty_lines: true,
-    // an unclosed quote would otherwise buffer the rest of the file
-    max_record_size: MAX_CSV_RECORD,
-    on_record: toItem,
-  });
-  // errors of the source reach the consumer through the parser, which pipeline destroys with them
-  pipeline(input, parser, () => undefined);
-  try {
-    for await (const item of parser as AsyncIterable<FeedItem>) yield item;
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code === 'string' && (code.startsWith('CSV_') || code === 'INVALID_OPENING_QUOTE')) {
-      const message = CSV_SYNTAX_MESSAGES[code] ?? (error as Error).message;
-      throw new FeedSyntaxError(lastLine + 1, message, { cause: error });
-    }
-    throw error;
-  } finally {
-    parser.destroy();
-  }
-}
-
 /**
  * Streams a feed file record by record without holding it in memory.
  *
@@ -524,5 +443,5 @@ export async function* readFeed(
   format: 'jsonl' | 'csv',
 ): AsyncGenerator<FeedItem> {
   if (format === 'jsonl') yield* readJsonl(input);
-  else yield* readCsv(input);
+  else yield* readDelimited(input, CSV_LAYOUT);
 }

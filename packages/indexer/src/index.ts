@@ -4,3 +4,4 @@ export * from './score';
 export * from './seed';
 export * from './sources';
 export * from './word-count';
+export * from './feeds';

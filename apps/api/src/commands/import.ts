@@ -1,7 +1,9 @@
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { Transform } from 'node:stream';
+import { compressionOf, SNIFF_BYTES } from '@domain-index/indexer';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
+import { openFeedInput, type FeedBytes } from '../feeds/feed-input';
 import { importBatch } from '../indexing/import-batch';
 import { recordSync } from '../indexing/record-sync';
 import { CliError, openMigratedDatabase } from '../runtime';
@@ -18,8 +20,10 @@ export interface ImportCommandOptions {
 }
 
 /**
- * `domain-index import --source ID FILE|-`: one sync batch from a file or stdin. Exit code 0
- * when applied, 1 when the batch was rejected (the index keeps the previous batch).
+ * `domain-index import --source ID FILE|-`: one sync batch from a file or stdin, read as the
+ * source reads its feed (its profile, or the feed format), gzip and zip recognised by their
+ * first bytes. Exit code 0 when applied, 1 when the batch was rejected (the index keeps the
+ * previous batch).
  */
 export async function importCommand(config: Config, file: string, options: ImportCommandOptions): Promise<void> {
   const sources = loadSources(config.sourcesFile);
@@ -27,18 +31,24 @@ export async function importCommand(config: Config, file: string, options: Impor
   if (source === undefined) {
     throw new CliError(`unknown source ${options.source}; configured: ${sources.map((s) => s.id).join(', ')}`);
   }
-  const format = options.format ?? (/\.csv$/i.test(file) ? 'csv' : /\.(jsonl|ndjson)$/i.test(file) ? 'jsonl' : source.format);
+  if (options.format !== undefined && source.profile !== undefined) {
+    throw new CliError(`--format is for sources in the feed format; ${source.id} is read through its profile`);
+  }
+  const format = source.profile !== undefined ? undefined : (options.format ?? (/\.csv(\.gz)?$/i.test(file) ? 'csv' : /\.(jsonl|ndjson)(\.gz)?$/i.test(file) ? 'jsonl' : source.format));
   let size: number | undefined;
+  let zipped = false;
   if (file !== '-') {
     try {
       size = statSync(file).size;
+      zipped = compressionOf(source.profile?.compression ?? 'auto', firstBytes(file)) === 'zip';
     } catch {
       throw new CliError(`cannot read ${file}: no such file`);
     }
   }
   const database = await openMigratedDatabase(config);
   try {
-    const progress = createProgress(`importing ${source.id}`, size, 'bytes');
+    // a zip is read from its central directory: its progress is counted in rows, not bytes
+    const progress = zipped ? createProgress(`importing ${source.id}`, undefined, 'rows') : createProgress(`importing ${source.id}`, size, 'bytes');
     let bytes = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -47,20 +57,21 @@ export async function importCommand(config: Config, file: string, options: Impor
         done(null, chunk);
       },
     });
-    const input = (file === '-' ? process.stdin : createReadStream(file)).pipe(counter);
+    const from: FeedBytes = zipped ? { path: file } : { stream: (file === '-' ? process.stdin : createReadStream(file)).pipe(counter) };
+    const opened = await openFeedInput(source, from, { now: new Date(), ...(format !== undefined && { format }) });
     let printed = 0;
     const startedAt = new Date();
     const summary = await importBatch({
       database,
       source,
-      input,
-      format,
+      ...('records' in opened ? { records: opened.records, parallel: true } : { input: opened.input, format: opened.format }),
       clock: systemClock,
       onRejected: (row) => {
         if (printed < PRINTED_REJECTIONS) process.stderr.write(`line ${row.line}: ${row.reason}\n`);
         printed += 1;
       },
-    });
+      ...(zipped && { onProgress: (rows: number) => progress.update(rows) }),
+    }).finally(() => opened.close());
     progress.stop();
     if (printed > PRINTED_REJECTIONS) process.stderr.write(`... and ${printed - PRINTED_REJECTIONS} more rejected lines\n`);
     await recordSync(database, source.id, startedAt, new Date(), summary.outcome, summary);
@@ -68,5 +79,16 @@ export async function importCommand(config: Config, file: string, options: Impor
     if (summary.outcome === 'rejected') process.exitCode = 1;
   } finally {
     await database.close();
+  }
+}
+
+/** A file's first bytes, to recognise a zip (read from its end, so not as a stream). */
+function firstBytes(path: string): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,4 +1,5 @@
 import { sourceSyncs } from '@domain-index/db';
+import { feedKindOf } from '@domain-index/indexer';
 import type { Config } from '../config';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
@@ -13,7 +14,7 @@ export async function sourcesCommand(config: Config): Promise<void> {
       const sync = syncs.get(source.id);
       const every = source.everyMinutes % 60 === 0 ? `${source.everyMinutes / 60}h` : `${source.everyMinutes}m`;
       const last = sync?.lastFinishedAt ? `${sync.lastOutcome ?? ''} ${sync.lastFinishedAt.toISOString()}` : 'never';
-      return [source.id, source.name, every, source.format, last, source.feed];
+      return [source.id, source.name, every, feedKindOf(source), last, source.feed];
     });
     const header = ['ID', 'NAME', 'EVERY', 'FORMAT', 'LAST SYNC', 'FEED'];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));

@@ -1,5 +1,5 @@
 import { sql, type Database } from '@domain-index/db';
-import { FeedSyntaxError, type SourceConfig } from '@domain-index/indexer';
+import { FeedFormatError, FeedSyntaxError, type SourceConfig } from '@domain-index/indexer';
 import type { Clock } from '../clock';
 import { createStagingTable, dropDuplicates, stageFeed, type BatchInput, type RejectedRow } from './stage-batch';
 import { refreshStatistics } from './refresh-statistics';
@@ -32,6 +32,15 @@ export interface ImportSummary {
   rejected: number;
   /** The first rejected rows (all of them went to `onRejected`). */
   rejectedRows: RejectedRow[];
+  /**
+   * Rows a profile left out on purpose (an amount in a currency without a rate): neither bad
+   * nor loaded, and not counted toward the share of bad rows.
+   */
+  skipped: number;
+  /** How many rows were skipped for each reason. */
+  skippedReasons: Record<string, number>;
+  /** When an applied batch was switched in: source_batches.applied_at. */
+  appliedAt?: Date;
   seconds: number;
 }
 
@@ -99,12 +108,13 @@ export async function importBatches(
     });
     const accepted = staged.filter(({ summary }) => summary.reason === undefined);
     if (accepted.length > 0) {
+      const appliedAt = options.clock.now();
       const counts = await switchBatches(
         database,
         accepted.map(({ table, summary }) => ({ sourceId: summary.source, table })),
-        options.clock.now(),
+        appliedAt,
       );
-      accepted.forEach(({ summary }, i) => Object.assign(summary, counts[i], { outcome: 'applied' }));
+      accepted.forEach(({ summary }, i) => Object.assign(summary, counts[i], { outcome: 'applied', appliedAt }));
       const changed = counts.reduce((sum, c) => sum + c.inserted + c.removed, 0);
       if (changed > VACUUM_AFTER_ROWS) {
         // The batch is applied whatever happens here; autovacuum does the same work later.
@@ -143,6 +153,8 @@ async function stageBatch(
     removed: 0,
     rejected: 0,
     rejectedRows: [],
+    skipped: 0,
+    skippedReasons: {},
     seconds: 0,
   };
   const reject = (row: RejectedRow) => {
@@ -150,26 +162,42 @@ async function stageBatch(
     if (summary.rejectedRows.length < KEPT_REJECTIONS) summary.rejectedRows.push(row);
     options.onRejected?.(batch.source.id, row);
   };
+  const skip = (row: RejectedRow) => {
+    summary.skipped += 1;
+    summary.skippedReasons[row.reason] = (summary.skippedReasons[row.reason] ?? 0) + 1;
+  };
   try {
-    summary.rowsRead = await stageFeed(database, table, batch.source, batch, reject, (rowsRead) => {
-      summary.rowsRead = rowsRead;
-      options.onProgress?.(batch.source.id, rowsRead);
-    });
+    summary.rowsRead = await stageFeed(
+      database,
+      table,
+      batch.source,
+      batch,
+      reject,
+      (rowsRead) => {
+        summary.rowsRead = rowsRead;
+        options.onProgress?.(batch.source.id, rowsRead);
+      },
+      undefined,
+      skip,
+    );
   } catch (error) {
-    if (!(error instanceof FeedSyntaxError)) throw error;
-    return { ...summary, reason: `the feed is unreadable from ${error.message}` };
+    if (error instanceof FeedSyntaxError) return { ...summary, reason: `the feed is unreadable: ${error.message}` };
+    if (error instanceof FeedFormatError) return { ...summary, reason: `the feed does not match its profile: ${error.message}` };
+    throw error;
   }
   const duplicates = await dropDuplicates(database, table);
   for (const duplicate of duplicates.described) reject(duplicate);
   summary.rejected += duplicates.count - duplicates.described.length;
 
-  if (summary.rowsRead > 0 && summary.rejected / summary.rowsRead > maxRatio) {
-    const percent = ((summary.rejected / summary.rowsRead) * 100).toFixed(1);
+  // skipped rows are neither good nor bad: the share is of the rows the batch tried to load
+  const considered = summary.rowsRead - summary.skipped;
+  if (considered > 0 && summary.rejected / considered > maxRatio) {
+    const percent = ((summary.rejected / considered) * 100).toFixed(1);
     return {
       ...summary,
-      reason: `${summary.rejected} of ${summary.rowsRead} rows (${percent}%) are bad, over the ${maxRatio * 100}% limit; the previous batch is kept`,
+      reason: `${summary.rejected} of ${considered} rows (${percent}%) are bad, over the ${maxRatio * 100}% limit; the previous batch is kept`,
     };
   }
-  if (summary.rowsRead - summary.rejected <= 0) return { ...summary, reason: 'the feed has no valid row; the previous batch is kept' };
+  if (considered - summary.rejected <= 0) return { ...summary, reason: 'the feed has no valid row; the previous batch is kept' };
   return summary;
 }

@@ -7,6 +7,7 @@ import { LISTING_COLUMNS } from './listing-columns';
 import { countLines, piecesOfLines } from './pieces-of-lines';
 import { stageItem, type RejectedRow } from './stage-item';
 import { stageJsonlPiece, type StagedPiece } from './stage-jsonl-piece';
+import { stageRecordsPiece, type StagedRecords } from './stage-records-piece';
 import { startStagingCopy, type StagingCopy } from './staging-copy';
 import { startStagingPool, type StagingPool } from './staging-pool';
 
@@ -28,6 +29,10 @@ export interface JsonlStaging {
   workersAfterBytes: number;
   /** Worker threads; 0 stages every piece in this thread. */
   workers: number;
+  /** Records (a profile's) per run sent to a worker. */
+  recordsPerRun?: number;
+  /** Records read before the workers start, for the same reason as workersAfterBytes. */
+  workersAfterRecords?: number;
 }
 
 export const JSONL_STAGING: JsonlStaging = {
@@ -38,12 +43,18 @@ export const JSONL_STAGING: JsonlStaging = {
   // core, up to three: PostgreSQL's side of staging (COPY) then becomes the limit, and each
   // worker adds about 160 MB to the process's peak memory.
   workers: Math.min(availableParallelism() - 1, 3),
+  recordsPerRun: 1_000,
+  workersAfterRecords: 20_000,
 };
 
-/** Where a batch's rows come from: feed text, or records already read (the seed generator). */
+/**
+ * Where a batch's rows come from: feed text, or records already read (a profile's, the seed
+ * generator's). `parallel` records are validated and derived by staging workers past the
+ * first few thousand, as JSONL is (the seed's five batches at once would start too many).
+ */
 export type BatchInput =
   | { input: NodeJS.ReadableStream | AsyncIterable<string | Buffer>; format?: 'jsonl' | 'csv' }
-  | { records: AsyncIterable<FeedItem> };
+  | { records: AsyncIterable<FeedItem>; parallel?: boolean };
 
 const stagingColumns = LISTING_COLUMNS.map(([name, type]) => `"${name}" ${type}`).join(', ');
 
@@ -56,7 +67,8 @@ export async function createStagingTable(database: Database): Promise<string> {
 
 /**
  * Streams a batch into its staging table in chunks, validating and deriving every row on the
- * way and rejecting bad rows as they come. Returns the number of rows read. A JSONL feed is
+ * way and rejecting bad rows as they come (rows a profile skips go to `skip`). Returns the
+ * number of rows read, skipped ones included. A JSONL feed is
  * cut into pieces at line breaks and, past the first few megabytes, staged by worker threads;
  * CSV (a quoted field may span lines, and a stray quote is allowed, so a line break is not
  * known to end a record before it is parsed) and records are staged here, one by one.
@@ -69,15 +81,18 @@ export async function stageFeed(
   reject: (row: RejectedRow) => void,
   onProgress?: (rowsRead: number) => void,
   jsonl: JsonlStaging = JSONL_STAGING,
+  skip: (row: RejectedRow) => void = () => undefined,
 ): Promise<number> {
   const copy = startStagingCopy(database, table, onProgress);
   try {
     const rowsRead =
       'records' in from
-        ? await stageItems(from.records, source, copy, reject)
-        : (from.format ?? source.format) === 'jsonl'
+        ? from.parallel === true
+          ? await stageRecords(from.records, source, copy, reject, skip, onProgress, jsonl)
+          : await stageItems(from.records, source, copy, reject, skip, onProgress)
+        : (from.format ?? source.format ?? 'jsonl') === 'jsonl'
           ? await stageJsonl(from.input, source, copy, reject, jsonl)
-          : await stageItems(readFeed(from.input, 'csv'), source, copy, reject);
+          : await stageItems(readFeed(from.input, 'csv'), source, copy, reject, skip, onProgress);
     await copy.finish();
     return rowsRead;
   } catch (error) {
@@ -91,27 +106,108 @@ async function stageItems(
   source: SourceConfig,
   copy: StagingCopy,
   reject: (row: RejectedRow) => void,
+  skip: (row: RejectedRow) => void,
+  onProgress?: (rowsRead: number) => void,
 ): Promise<number> {
   let rowsRead = 0;
   let chunk = '';
   let chunkRows = 0;
-  for await (const item of items) {
-    rowsRead += 1;
-    const staged = stageItem(item, source);
-    if ('rejected' in staged) {
-      reject(staged.rejected);
-      continue;
+  try {
+    for await (const item of items) {
+      rowsRead += 1;
+      const staged = stageItem(item, source);
+      if ('rejected' in staged) {
+        reject(staged.rejected);
+        continue;
+      }
+      if ('skipped' in staged) {
+        skip(staged.skipped);
+        continue;
+      }
+      chunk += copyRow(staged.row.line, staged.row);
+      chunkRows += 1;
+      if (chunkRows >= CHUNK_ROWS) {
+        await copy.add(chunk, rowsRead);
+        chunk = '';
+        chunkRows = 0;
+      }
     }
-    chunk += copyRow(staged.row.line, staged.row);
-    chunkRows += 1;
-    if (chunkRows >= CHUNK_ROWS) {
-      await copy.add(chunk, rowsRead);
-      chunk = '';
-      chunkRows = 0;
-    }
+  } catch (error) {
+    // an unreadable feed is reported with the rows read up to where it broke
+    onProgress?.(rowsRead);
+    throw error;
   }
   if (chunkRows > 0) await copy.add(chunk, rowsRead);
   return rowsRead;
+}
+
+/**
+ * Stages records in runs, shared out like JSONL pieces: past the first few thousand, runs go
+ * to staging workers (and every (workers + 1)th is staged here) and come back in feed order.
+ */
+async function stageRecords(
+  items: AsyncIterable<FeedItem>,
+  source: SourceConfig,
+  copy: StagingCopy,
+  reject: (row: RejectedRow) => void,
+  skip: (row: RejectedRow) => void,
+  onProgress: ((rowsRead: number) => void) | undefined,
+  options: JsonlStaging,
+): Promise<number> {
+  const { workers } = options;
+  const perRun = options.recordsPerRun ?? 1_000;
+  const workersAfter = options.workersAfterRecords ?? 20_000;
+  let rowsRead = 0;
+  let itemsRead = 0;
+  let runsSent = 0;
+  let pool: StagingPool | undefined;
+  /** Runs being staged, in feed order: at most two per worker and one of this thread's. */
+  const staging: Promise<StagedRecords>[] = [];
+  const report = (run: StagedRecords) => {
+    for (const row of run.rejected) reject(row);
+    for (const row of run.skipped) skip(row);
+    rowsRead += run.items;
+  };
+  const take = async (staged: Promise<StagedRecords>) => {
+    const run = await staged;
+    report(run);
+    if (run.rows !== null) await copy.add(run.rows, rowsRead);
+  };
+  const send = (run: FeedItem[]) => {
+    if (pool === undefined && workers > 0 && itemsRead > workersAfter) pool = startStagingPool(source, workers);
+    const toPool = pool !== undefined && runsSent++ % (pool.size + 1) !== pool.size ? pool : undefined;
+    const staged = toPool ? toPool.stageRecords(run) : Promise.resolve(stageRecordsPiece(run, source));
+    // awaited below in order; a failure meanwhile must not count as unhandled
+    staged.catch(() => undefined);
+    staging.push(staged);
+  };
+  try {
+    let run: FeedItem[] = [];
+    try {
+      for await (const item of items) {
+        itemsRead += 1;
+        run.push(item);
+        if (run.length < perRun) continue;
+        send(run);
+        run = [];
+        while (staging.length > 2 * (pool?.size ?? 0) + 1) await take(staging.shift()!);
+      }
+    } catch (error) {
+      // an unreadable feed is reported with every row read and the reasons of the bad ones
+      for (const staged of staging.splice(0)) {
+        const done = await staged.catch(() => undefined);
+        if (done !== undefined) report(done);
+      }
+      report(stageRecordsPiece(run, source));
+      onProgress?.(rowsRead);
+      throw error;
+    }
+    if (run.length > 0) send(run);
+    while (staging.length > 0) await take(staging.shift()!);
+    return rowsRead;
+  } finally {
+    await pool?.close();
+  }
 }
 
 async function stageJsonl(

@@ -35,7 +35,7 @@ export function stageJsonlPiece(piece: Uint8Array, firstLine: number, source: So
     items += 1;
     const staged = stageItem(item, source);
     if ('row' in staged) rows += copyRow(staged.row.line, staged.row);
-    else rejected.push(staged.rejected);
+    else if ('rejected' in staged) rejected.push(staged.rejected);
   }
   return { rows: rows === '' ? null : rows, items, lines: lines.length, rejected };
 }

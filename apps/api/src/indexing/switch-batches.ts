@@ -1,4 +1,5 @@
 import { resultRows, sql, type Database } from '@domain-index/db';
+import { FirstLoad } from './first-load';
 import { LISTING_COLUMN_LIST as columnNames, LISTING_COLUMNS } from './listing-columns';
 
 /** What switching one source's batch did to the index. */
@@ -29,16 +30,8 @@ const stagedColumns = sql.raw(qualified('s', LISTING_COLUMNS.map(([name]) => nam
 /**
  * Makes each source's rows exactly its staged rows, all in one transaction: readers see the old
  * sets or the new sets, never a mix and never none. Advisory locks, taken in a fixed order,
- * serialise switches of one source across processes.
- *
- * A first load into an empty index takes the bulk path: every index and the primary key are
- * dropped, the rows are appended with a plain insert, and the indexes are built again once the
- * rows are in. Building is about three times faster than entering every row into seventeen
- * btrees and two GIN indexes (200,000 rows: 5.6 s of index builds against 14.5 s of index
- * maintenance), and appending without the unique index and its conflict check took 1,000,000
- * rows from 15.3 s to 6.2 s (5.0 s of insert, then 1.2 s to build the key and the unique
- * index). The table is locked for the transaction, which costs readers nothing while it is
- * empty; a rollback restores the indexes with everything else.
+ * serialise switches of one source across processes. A first load into an empty index takes
+ * the bulk path of first-load.ts.
  */
 export async function switchBatches(database: Database, batches: readonly StagedSource[], now: Date): Promise<SwitchCounts[]> {
   const at = now.toISOString();
@@ -48,10 +41,10 @@ export async function switchBatches(database: Database, batches: readonly Staged
     }
     // Two batches of one source must go through the upsert, the second replacing the first.
     const distinctSources = new Set(batches.map((batch) => batch.sourceId)).size === batches.length;
-    const rebuild = distinctSources ? await dropIndexesIfEmpty(tx, database.kind) : null;
+    const load = distinctSources ? await FirstLoad.begin(tx, database.kind) : undefined;
     const counts: SwitchCounts[] = [];
-    for (const batch of batches) counts.push(rebuild ? await appendSource(tx, batch, at) : await switchSource(tx, batch, at));
-    for (const statement of rebuild ?? []) await tx.execute(sql.raw(statement));
+    for (const batch of batches) counts.push(load ? await appendSource(tx, batch, at, load.table) : await switchSource(tx, batch, at));
+    await load?.finish(tx);
     return counts;
   });
 }
@@ -101,15 +94,15 @@ async function switchSource(tx: Transaction, { sourceId, table }: StagedSource, 
 }
 
 /**
- * The bulk path's switch of one source into the empty, index-free table: every staged row is
- * new, so it is appended as it is, with no conflict to check and nothing to remove. In name
- * order, as the upsert writes it, so that both paths leave the same physical order.
+ * The bulk path's switch of one source into the new, index-free table: every staged row is new,
+ * so it is appended as it is, with no conflict to check and nothing to remove. In name order,
+ * as the upsert writes it, so that both paths leave the same physical order.
  */
-async function appendSource(tx: Transaction, { sourceId, table }: StagedSource, at: string): Promise<SwitchCounts> {
+async function appendSource(tx: Transaction, { sourceId, table }: StagedSource, at: string, target: string): Promise<SwitchCounts> {
   const [appended] = resultRows<{ inserted: number }>(
     await tx.execute(sql`
       with appended as (
-        insert into listings (${sql.raw(columnNames)}, updated_at)
+        insert into ${sql.identifier(target)} (${sql.raw(columnNames)}, updated_at)
         select ${sql.raw(columnNames)}, ${at}::timestamptz from ${sql.identifier(table)}
         order by domain_name
         returning 1
@@ -125,44 +118,4 @@ async function recordBatch(tx: Transaction, sourceId: string, at: string): Promi
   await tx.execute(sql`
     insert into source_batches (source, applied_at) values (${sourceId}, ${at}::timestamptz)
     on conflict (source) do update set applied_at = excluded.applied_at`);
-}
-
-/**
- * When the listings table is empty, locks it, drops its primary key and every index, and
- * returns the statements that create them again after the load (the key first). Returns null,
- * dropping nothing, when the table holds rows.
- */
-async function dropIndexesIfEmpty(tx: Transaction, kind: Database['kind']): Promise<string[] | null> {
-  const isEmpty = async () =>
-    resultRows<{ empty: boolean }>(await tx.execute(sql`select not exists (select 1 from listings) as empty`))[0]?.empty === true;
-  if (!(await isEmpty())) return null;
-  await tx.execute(sql`lock table listings in access exclusive mode`);
-  // another process may have loaded rows between the check and the lock
-  if (!(await isEmpty())) return null;
-  const constraints = resultRows<{ name: string; definition: string }>(
-    await tx.execute(sql`
-      select quote_ident(conname) as name, pg_get_constraintdef(oid) as definition
-      from pg_constraint
-      where conrelid = 'listings'::regclass and contype in ('p', 'u')`),
-  );
-  // the indexes a constraint owns go and come back with it
-  const indexes = resultRows<{ name: string; definition: string }>(
-    await tx.execute(sql`
-      select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
-      from pg_index i
-      where i.indrelid = 'listings'::regclass
-        and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`),
-  );
-  for (const constraint of constraints) await tx.execute(sql.raw(`alter table listings drop constraint ${constraint.name}`));
-  for (const index of indexes) await tx.execute(sql.raw(`drop index ${index.name}`));
-  // GIN builds sort their keys in memory; PostgreSQL's 64 MB default makes them spill to disk.
-  if (kind === 'postgres') {
-    await tx.execute(sql`
-      select set_config('maintenance_work_mem', '512MB', true)
-      where pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes('512MB')`);
-  }
-  return [
-    ...constraints.map((constraint) => `alter table listings add constraint ${constraint.name} ${constraint.definition}`),
-    ...indexes.map((index) => index.definition),
-  ];
 }

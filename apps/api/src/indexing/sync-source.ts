@@ -1,16 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withAdvisoryLock, type Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
-import type { Readable } from 'node:stream';
 import type { Clock } from '../clock';
+import { acquireFeed } from '../feeds/acquire-feed';
+import { openFeedInput } from '../feeds/feed-input';
+import { FeedFetchError } from '../feeds/fetch-error';
+import { redact, resolveRequest } from '../feeds/request';
+import { currentValidators, fingerprintOf } from '../feeds/validators';
 import type { Logger } from '../logger';
 import { importBatch, type ImportSummary } from './import-batch';
-import { FeedFetchError, openFeed } from './open-feed';
 import { recordSync } from './record-sync';
 
 /** What a sync of one source did. */
 export type SyncResult =
   | { status: 'applied' | 'rejected'; summary: ImportSummary; attempts: number }
+  | { status: 'unchanged'; reason: string; attempts: number }
   | { status: 'failed'; reason: string; attempts: number }
   | { status: 'skipped'; reason: string };
 
@@ -23,7 +27,6 @@ export interface SyncSourceOptions {
   /** First backoff; each retry doubles it, with ±50% jitter. */
   backoffMs?: number;
   random?: () => number;
-  openFeed?: (source: SourceConfig, signal?: AbortSignal) => Promise<Readable>;
   signal?: AbortSignal;
 }
 
@@ -41,27 +44,77 @@ export async function syncSource(source: SourceConfig, options: SyncSourceOption
   return lock.value;
 }
 
+/** The secret values of a source's requests, for redacting any message (none when they cannot be read). */
+function secretsOf(source: SourceConfig): string[] {
+  try {
+    return resolveRequest(source).secrets;
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * One attempt: fetch (conditionally, with the validators of the batch in the index), skip an
+ * unchanged feed without a batch switch, else import and record the new validators.
+ */
+async function attemptSync(source: SourceConfig, options: SyncSourceOptions, startedAt: Date): Promise<SyncResult & { status: 'applied' | 'rejected' | 'unchanged' }> {
+  const { database, clock, logger } = options;
+  const known = await currentValidators(database, source);
+  const feed = await acquireFeed(source, {
+    ...(known !== undefined && { conditional: { ...(known.etag !== undefined && { etag: known.etag }), ...(known.lastModified !== undefined && { lastModified: known.lastModified }) } }),
+    ...(options.signal !== undefined && { signal: options.signal }),
+  });
+  const unchanged = async (reason: string) => {
+    await recordSync(database, source.id, startedAt, clock.now(), 'unchanged', { reason });
+    logger.info({ source: source.id, reason }, 'sync skipped: the feed has not changed');
+    return { status: 'unchanged' as const, reason, attempts: 0 };
+  };
+  if (feed.unchanged !== undefined) return unchanged(`the server answered 304 Not Modified to the ${feed.unchanged === 'etag' ? 'ETag' : 'Last-Modified'} of the applied batch`);
+  try {
+    if (known !== undefined && known.sha256 === feed.sha256) return await unchanged("the feed's content hash is the applied batch's");
+    const opened = await openFeedInput(source, { path: feed.path }, { pagedRecords: feed.pagedRecords, now: clock.now() });
+    let summary: ImportSummary;
+    try {
+      summary = await importBatch({ database, source, clock, ...('records' in opened ? { records: opened.records, parallel: true } : { input: opened.input, format: opened.format }) });
+    } finally {
+      await opened.close();
+    }
+    const validators =
+      summary.appliedAt === undefined
+        ? undefined
+        : {
+            fingerprint: fingerprintOf(source),
+            appliedAt: summary.appliedAt.toISOString(),
+            sha256: feed.sha256,
+            ...(feed.etag !== undefined && { etag: feed.etag }),
+            ...(feed.lastModified !== undefined && { lastModified: feed.lastModified }),
+          };
+    await recordSync(database, source.id, startedAt, clock.now(), summary.outcome, summary, validators);
+    const { rejectedRows: _rows, appliedAt: _at, ...counts } = summary;
+    if (summary.outcome === 'applied') logger.info(counts, 'sync batch applied');
+    else logger.warn({ ...counts, firstRejected: summary.rejectedRows.slice(0, 5) }, 'sync batch rejected; previous batch kept');
+    return { status: summary.outcome, summary, attempts: 0 };
+  } finally {
+    await feed.dispose();
+  }
+}
+
 async function syncLocked(source: SourceConfig, options: SyncSourceOptions): Promise<SyncResult> {
   const { database, clock, logger } = options;
   const maxAttempts = options.maxAttempts ?? 4;
   const backoffMs = options.backoffMs ?? 5_000;
   const random = options.random ?? Math.random;
-  const open = options.openFeed ?? openFeed;
+  const secrets = secretsOf(source);
   const startedAt = clock.now();
   let lastReason = 'not attempted';
   let attempts = 0;
   for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
     attempts = attempt;
     try {
-      const input = await open(source, options.signal);
-      const summary = await importBatch({ database, source, input, clock });
-      await recordSync(database, source.id, startedAt, clock.now(), summary.outcome, summary);
-      const { rejectedRows: _rows, ...counts } = summary;
-      if (summary.outcome === 'applied') logger.info({ ...counts, attempt }, 'sync batch applied');
-      else logger.warn({ ...counts, attempt, firstRejected: summary.rejectedRows.slice(0, 5) }, 'sync batch rejected; previous batch kept');
-      return { status: summary.outcome, summary, attempts: attempt };
+      const result = await attemptSync(source, options, startedAt);
+      return { ...result, attempts: attempt };
     } catch (error) {
-      lastReason = error instanceof Error ? error.message : String(error);
+      lastReason = redact(error instanceof Error ? error.message : String(error), secrets);
       const retryable = !(error instanceof FeedFetchError) || error.retryable;
       logger.warn({ source: source.id, attempt, maxAttempts, retryable, reason: lastReason }, 'sync attempt failed');
       if (!retryable || attempt === maxAttempts || options.signal?.aborted === true) break;

@@ -3,6 +3,7 @@ import { sourceSyncs, type Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import { purgeEnded } from './purge';
 import { syncSource, type SyncSourceOptions } from './sync-source';
+import type { SyncMetrics } from '../ops/sync-metrics';
 
 export interface SyncWorkerOptions extends SyncSourceOptions {
   sources: readonly SourceConfig[];
@@ -11,6 +12,10 @@ export interface SyncWorkerOptions extends SyncSourceOptions {
   purgeEveryMs?: number;
   /** Aborting stops the worker after the sync in flight. */
   signal: AbortSignal;
+  /** Counts every sync's outcome and each purge, for the admin listener's /metrics. */
+  metrics?: SyncMetrics;
+  /** Called once the schedule is read and the first syncs are about to run. */
+  onStarted?: () => void;
 }
 
 /** Spreads each schedule by up to ±10% so that many sources do not all fire together. */
@@ -30,11 +35,13 @@ export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
   const purgeEveryMs = options.purgeEveryMs ?? 3_600_000;
   let nextPurge = clock.now().getTime();
   logger.info({ sources: options.sources.map((source) => source.id) }, 'sync worker started');
+  options.onStarted?.();
   while (!signal.aborted) {
     const now = clock.now().getTime();
     if (now >= nextPurge) {
       try {
         const purged = await purgeEnded(database, clock.now(), options.retentionDays);
+        options.metrics?.purged.inc(purged);
         logger.info({ purged, retentionDays: options.retentionDays }, 'purged ended listings');
       } catch (error) {
         logger.error({ err: error }, 'purge failed; will retry at the next purge time');
@@ -50,7 +57,8 @@ export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
       continue;
     }
     const source = options.sources.find((candidate) => candidate.id === sourceId)!;
-    await syncSource(source, options);
+    const result = await syncSource(source, options);
+    options.metrics?.record(source.id, result, clock.now());
     due.set(sourceId, clock.now().getTime() + jittered(source.everyMinutes, random));
   }
   logger.info('sync worker stopped');

@@ -10,11 +10,20 @@ export const sourceSyncs = pgTable('source_syncs', {
   source: text('source').primaryKey(),
   lastStartedAt: instant('last_started_at'),
   lastFinishedAt: instant('last_finished_at'),
-  /** `applied`, `rejected` (too many bad rows, previous batch kept) or `failed` (fetch/database). */
+  /**
+   * `applied`, `rejected` (too many bad rows, previous batch kept), `failed` (fetch/database) or
+   * `unchanged` (the feed is the one of the applied batch; nothing was switched).
+   */
   lastOutcome: text('last_outcome'),
   /** The batch summary or the failure reason. */
   lastSummary: jsonb('last_summary'),
   consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  /**
+   * What identifies the feed of the applied batch: ETag, Last-Modified, content hash, the
+   * source's configuration fingerprint and the batch's applied_at (valid only while
+   * source_batches still holds that batch). Lets the next sync skip an unchanged feed.
+   */
+  feedValidators: jsonb('feed_validators'),
 });
 
 /** A source's sync state as read. */

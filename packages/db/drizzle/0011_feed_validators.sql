@@ -1,0 +1,1 @@
+ALTER TABLE "source_syncs" ADD COLUMN "feed_validators" jsonb;
