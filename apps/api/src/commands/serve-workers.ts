@@ -1,7 +1,14 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../config';
+import { publicUrlWarning, type Config } from '../config';
 import type { Logger } from '../logger';
 import { openMigratedDatabase } from '../runtime';
+import type { Database } from '@domain-index/db';
+import { systemClock } from '../clock';
+import { openAdmin, stopAdminServer } from '../ops/admin-server';
+import { Health } from '../ops/health';
+import { clusterMetrics } from '../ops/process-registry';
+import { Readiness } from '../ops/readiness';
+import { loadSources } from '../sources';
 
 /** A worker that dies after start-up is replaced after this long, so a crash cannot spin. */
 const REPLACE_AFTER_MS = 1_000;
@@ -16,8 +23,27 @@ const REPLACE_AFTER_MS = 1_000;
  * the exit code is 1 (the worker has said why on stderr).
  */
 export async function serveWorkers(config: Config, logger: Logger): Promise<void> {
-  const database = await openMigratedDatabase(config);
-  await database.close();
+  // The primary serves the admin listener for all workers: their metrics summed, probes, health.
+  const readiness = new Readiness(undefined);
+  const health = new Health({ redisUrl: config.redisUrl, sources: loadSources(config.sourcesFile), clock: systemClock, description: `Domain Index API, ${config.workers} workers` });
+  const admin = await openAdmin(config, { readiness, metrics: clusterMetrics(), health: () => health.report() }, logger);
+  let database: Database;
+  try {
+    database = await openMigratedDatabase(config);
+  } catch (error) {
+    await stopAdminServer(admin);
+    throw error;
+  }
+  if (admin === undefined) await database.close();
+  else {
+    // kept for the probes and /health only (postgres.js connects as statements need it)
+    readiness.useDatabase(database);
+    health.useDatabase(database);
+  }
+  const closeAdmin = () => {
+    if (admin === undefined) return;
+    void Promise.allSettled([health.close(), database.close()]).then(() => stopAdminServer(admin));
+  };
 
   let stopping = false;
   let started = false;
@@ -29,8 +55,10 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
     listening.add(worker.id);
     if (started || listening.size < config.workers) return;
     started = true;
+    readiness.markReady();
     logger.info({ host: config.host, port: address.port, workers: config.workers }, 'listening');
-    process.stdout.write(`Domain Index API listening on http://${config.host}:${address.port}/api/v1 (postgres, ${config.workers} workers)\n`);
+    process.stdout.write(`Domain Index API listening on http://${config.host}:${address.port}/api/v1 (postgres, ${config.workers} workers); dashboard: ${config.publicUrl}/dashboard\n`);
+    process.stderr.write(publicUrlWarning(config) ?? '');
   });
 
   cluster.on('exit', (worker, code, signal) => {
@@ -45,6 +73,7 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
         process.exitCode = 1;
       }
       if (running.size === 0) {
+        closeAdmin();
         logger.info('stopped');
         logger.flush();
       }
@@ -65,6 +94,7 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
 
   const stopAll = () => {
     stopping = true;
+    readiness.markDraining();
     for (const worker of running) {
       // the worker's own graceful shutdown (commands/serve.ts) finishes its in-flight requests;
       // ChildProcess.kill does not throw for a process that has just exited

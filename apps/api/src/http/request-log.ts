@@ -2,8 +2,15 @@ import type { RequestHandler } from 'express';
 import type { Logger } from '../logger';
 import { isKeyLikeParam } from './reject-key-in-query';
 
-/** The URL with the value of any key-like parameter replaced: a key in a URL must not be logged. */
-export function redactUrl(url: string): string {
+/** A dashboard path that carries a one-time link's secret token. */
+const LINK_PATH = /^(\/dashboard\/set-password\/)[^/?#]+/;
+
+/**
+ * The URL with every secret in it replaced: the value of any key-like parameter (a key in a URL
+ * must not be logged) and the token of a set-password link.
+ */
+export function redactUrl(original: string): string {
+  const url = original.startsWith('/dashboard/set-password/') ? original.replace(LINK_PATH, '$1[redacted]') : original;
   const queryStart = url.indexOf('?');
   if (queryStart < 0) return url;
   const params = new URLSearchParams(url.slice(queryStart + 1));

@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import type { Readiness } from './readiness';
+
+/**
+ * GET /livez and GET /readyz, outside /api/v1: no key, no rate limit, and mounted before the
+ * access log, so a balancer polling every second does not fill it. Liveness never touches the
+ * database: a process that answers is alive. Bodies are one short line.
+ */
+export function probesRouter(readiness: Readiness): Router {
+  const router = Router();
+  const plain = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
+  router.get('/livez', (_req, res) => {
+    res.set(plain).send('ok\n');
+  });
+  router.get('/readyz', (_req, res, next) => {
+    readiness.answer().then((answer) => {
+      if (answer.ready) {
+        res.set(plain).send('ready\n');
+        return;
+      }
+      res.status(503).set({ ...plain, 'Retry-After': '1' }).send(`not ready: ${answer.reason ?? 'unknown'}\n`);
+    }, next);
+  });
+  return router;
+}

@@ -1,0 +1,73 @@
+import { sql, type Database } from '@domain-index/db';
+
+/** Where an instance is in its life, as a load balancer must see it. */
+export type Phase = 'starting' | 'ready' | 'draining';
+
+/** The answer of the readiness probe. */
+export interface ReadinessAnswer {
+  ready: boolean;
+  /** Why not: still starting, draining after SIGTERM, or the database unreachable. */
+  reason?: 'starting' | 'draining' | 'database unreachable';
+}
+
+/**
+ * Whether this instance should receive traffic: not while starting, not from the moment SIGTERM
+ * arrives, and not while PostgreSQL cannot be reached. The database check has a short timeout
+ * and its answer is kept for a second, so a balancer polling every instance often costs the
+ * database one trivial statement per instance per second at most.
+ */
+export class Readiness {
+  private phase: Phase;
+  private lastCheck: { at: number; ok: Promise<boolean> } | undefined;
+
+  /**
+   * `database` may come later (useDatabase), for a process whose admin listener answers
+   * "starting" while it opens and migrates its database.
+   */
+  constructor(
+    private database: Database | undefined,
+    options: { phase?: Phase; checkTimeoutMs?: number; cacheMs?: number } = {},
+  ) {
+    this.phase = options.phase ?? 'starting';
+    this.checkTimeoutMs = options.checkTimeoutMs ?? 1_000;
+    this.cacheMs = options.cacheMs ?? 1_000;
+  }
+
+  private readonly checkTimeoutMs: number;
+  private readonly cacheMs: number;
+
+  /** The database to check from now on. */
+  useDatabase(database: Database): void {
+    this.database = database;
+  }
+
+  /** The listener is up and migrations are applied. */
+  markReady(): void {
+    if (this.phase === 'starting') this.phase = 'ready';
+  }
+
+  /** SIGTERM arrived: fail readiness at once, before the listener closes. */
+  markDraining(): void {
+    this.phase = 'draining';
+  }
+
+  async answer(now = Date.now()): Promise<ReadinessAnswer> {
+    if (this.phase !== 'ready' || this.database === undefined) return { ready: false, reason: this.phase === 'ready' ? 'starting' : this.phase };
+    if (this.lastCheck === undefined || now - this.lastCheck.at >= this.cacheMs) this.lastCheck = { at: now, ok: this.reachDatabase() };
+    return (await this.lastCheck.ok) ? { ready: true } : { ready: false, reason: 'database unreachable' };
+  }
+
+  private async reachDatabase(): Promise<boolean> {
+    const database = this.database;
+    if (database === undefined) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.checkTimeoutMs);
+    });
+    try {
+      return await Promise.race([database.rows(sql`select 1 as ok`).then(() => true, () => false), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parser } from '@prometheus-io/lezer-promql';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { ApiMetrics } from '../src/ops/api-metrics';
+import { SyncMetrics } from '../src/ops/sync-metrics';
+import { parseExposition } from './support/prometheus';
+
+const repoFile = (path: string) =>
+  readFileSync(fileURLToPath(new URL(`../../../${path}`, import.meta.url)), 'utf8');
+
+/** Every series name the API and the sync worker expose (histograms by their _bucket, _sum and _count). */
+async function exposedNames(): Promise<Set<string>> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const api = new ApiMetrics(registry);
+  const sync = new SyncMetrics(registry);
+  // labelled histograms and gauges are written once they have a series: give them one
+  api.requestDuration.observe({ method: 'GET', route: '/api/v1/stats', status: '200' }, 0.01);
+  api.queryDuration.observe({ kind: 'stats', node: 'primary' }, 0.01);
+  api.queryErrors.inc({ kind: 'stats', node: 'primary', failure: 'unavailable' }, 0);
+  sync.lastSuccess.set({ source: 'a' }, 1);
+  sync.interval.set({ source: 'a' }, 3600);
+  return new Set(parseExposition(await registry.metrics()).map((series) => series.name));
+}
+
+/** Our own metric families (not prom-client's process defaults), by name. */
+async function ownFamilies(): Promise<Set<string>> {
+  const registry = new Registry();
+  new ApiMetrics(registry);
+  new SyncMetrics(registry);
+  return new Set((await registry.getMetricsAsJSON()).map((metric) => metric.name));
+}
+
+describe('the metrics catalogue', () => {
+  it('README lists every metric of our own, and nothing else', async () => {
+    const readme = repoFile('README.md');
+    const section = readme.slice(readme.indexOf('### Metrics'), readme.indexOf('### Alerts'));
+    const listed = new Set(
+      [...section.matchAll(/^\| `([a-z_:]+)` \|/gm)].map((match) => match[1]!),
+    );
+    expect(listed).toEqual(await ownFamilies());
+  });
+
+  it('the example alert rules parse as PromQL and name only metrics the processes expose', async () => {
+    const file = parseYaml(repoFile('deploy/prometheus/alert-rules.yml')) as {
+      groups: {
+        name: string;
+        rules: {
+          alert: string;
+          expr: string;
+          for?: string;
+          labels?: { severity?: string };
+          annotations?: { summary?: string };
+        }[];
+      }[];
+    };
+    const exposed = await exposedNames();
+    const rules = file.groups.flatMap((group) => group.rules);
+    expect(rules.map((rule) => rule.alert)).toEqual([
+      'DomainIndexSourceSyncOverdue',
+      'DomainIndexSourceNeverSynced',
+      'DomainIndexHighServerErrorRate',
+      'DomainIndexRateLimitBackendUnavailable',
+    ]);
+    for (const rule of rules) {
+      expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
+      expect(['warning', 'critical'], rule.alert).toContain(rule.labels?.severity);
+      expect(rule.annotations?.summary, rule.alert).toBeTruthy();
+      const tree = parser.parse(rule.expr);
+      const cursor = tree.cursor();
+      const names: string[] = [];
+      do {
+        expect(cursor.type.isError, `${rule.alert}: PromQL syntax error at ${cursor.from}`).toBe(
+          false,
+        );
+        if (cursor.name === 'Identifier' && cursor.node.parent?.name === 'VectorSelector')
+          names.push(rule.expr.slice(cursor.from, cursor.to));
+      } while (cursor.next());
+      expect(names.length, rule.alert).toBeGreaterThan(0);
+      for (const name of names) expect(exposed, `${rule.alert} names ${name}`).toContain(name);
+    }
+  });
+
+  it('a broken expression or an unknown metric would be caught', async () => {
+    const broken = parser.parse('sum(rate(http_request_duration_seconds_count[5m]) >');
+    let error = false;
+    const cursor = broken.cursor();
+    do error ||= cursor.type.isError;
+    while (cursor.next());
+    expect(error).toBe(true);
+    expect(await exposedNames()).not.toContain('domain_index_sync_last_success_seconds');
+  });
+});
