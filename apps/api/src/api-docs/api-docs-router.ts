@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { openApiDocument } from '@domain-index/contract/openapi';
+import { Router, type Response } from 'express';
+import { Precompressed } from './precompressed';
+
+/** Redoc's standalone bundle, from the npm package: the page loads nothing from another host. */
+const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+
+const REDOCLY_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+/**
+ * What the reference page may load, all from this origin: Redoc injects its styles inline,
+ * renders inline SVG icons as data: images, and runs its search index in a blob: worker.
+ */
+const DOCS_POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'";
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Domain Index Search API reference</title>
+</head>
+<body>
+<div id="reference"></div>
+<script src="/docs/redoc.standalone.js"></script>
+<script src="/docs/reference.js"></script>
+</body>
+</html>
+`;
+
+/** Starts Redoc on the served document (a file of its own: the policy allows no inline script). */
+const INIT = `Redoc.init('/openapi.json', { hideDownloadButton: false, expandResponses: '200', nativeScrollbars: true }, document.getElementById('reference'));\n`;
+
+/**
+ * GET /openapi.json (the OpenAPI 3 document, generated from the contract) and GET /docs (a
+ * reference page rendered by Redoc). Public and outside /api/v1: every API endpoint still
+ * requires a key.
+ */
+export function apiDocsRouter(): Router {
+  const router = Router();
+  const document = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+  // The one thing Redoc fetches from another host: the logo beside "API docs by Redocly" in its
+  // menu. Without it the image fails, and Redoc then leaves it out.
+  const bundle = readFileSync(REDOC_BUNDLE, 'utf8').replace(REDOCLY_LOGO, 'data:,');
+  if (bundle.includes(REDOCLY_LOGO)) throw new Error('the Redoc bundle still loads its logo from another host');
+  const headers = (res: Response, type: string, policy?: string) => {
+    res.setHeader('Content-Type', type);
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (policy !== undefined) res.setHeader('Content-Security-Policy', policy);
+  };
+  const send = (res: Response, type: string, body: string, policy?: string) => {
+    headers(res, type, policy);
+    res.send(body);
+  };
+  const documentBody = new Precompressed(Buffer.from(document));
+  const bundleBody = new Precompressed(Buffer.from(bundle));
+  router.get('/openapi.json', (req, res) => {
+    headers(res, 'application/json; charset=utf-8');
+    documentBody.send(req, res);
+  });
+  router.get('/docs', (_req, res) => {
+    send(res, 'text/html; charset=utf-8', PAGE, DOCS_POLICY);
+  });
+  router.get('/docs/redoc.standalone.js', (req, res) => {
+    headers(res, 'text/javascript; charset=utf-8');
+    bundleBody.send(req, res);
+  });
+  router.get('/docs/reference.js', (_req, res) => {
+    send(res, 'text/javascript; charset=utf-8', INIT);
+  });
+  return router;
+}
