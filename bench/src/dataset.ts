@@ -15,6 +15,18 @@ export interface Dataset {
   reused: boolean;
   seedSeconds: number | undefined;
   seedRowsPerSecond: number | undefined;
+  /** Disk used, MiB: the whole database, the listings table (heap and TOAST) and its indexes. */
+  disk?: { databaseMiB: number; listingsMiB: number; indexesMiB: number };
+}
+
+/** Disk used by the dataset, measured now. */
+async function diskOf(database: Awaited<ReturnType<typeof openDatabase>>): Promise<NonNullable<Dataset['disk']>> {
+  const [row] = await database.rows<{ database: string; table: string; indexes: string }>(sql`
+    select pg_database_size(current_database())::text as database,
+           pg_table_size('listings')::text as table,
+           pg_indexes_size('listings')::text as indexes`);
+  const mib = (bytes: string | undefined) => Math.round(Number(bytes ?? 0) / 2 ** 20);
+  return { databaseMiB: mib(row?.database), listingsMiB: mib(row?.table), indexesMiB: mib(row?.indexes) };
 }
 
 /** Identifies a seeded dataset: row count, seed, and the generator's source. */
@@ -60,7 +72,7 @@ export async function ensureDataset(url: string, rows: number, seed: number): Pr
     const [meta] = await database.rows<{ listings: string; seconds: number }>(sql`select listings::text, seconds from bench_meta where fingerprint = ${fingerprint}`);
     const [count] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listings`);
     if (meta !== undefined && meta.listings === count?.n) {
-      return { rows, listings: Number(meta.listings), fingerprint, reused: true, seedSeconds: meta.seconds, seedRowsPerSecond: rows / meta.seconds };
+      return { rows, listings: Number(meta.listings), fingerprint, reused: true, seedSeconds: meta.seconds, seedRowsPerSecond: rows / meta.seconds, disk: await diskOf(database) };
     }
     process.stderr.write(`seeding ${rows} listings into ${new URL(url).pathname} (this takes minutes)...\n`);
     await database.rows(sql`truncate listings, source_syncs, source_batches, bench_meta`);
@@ -70,7 +82,7 @@ export async function ensureDataset(url: string, rows: number, seed: number): Pr
     await database.rows(sql`vacuum analyze listings`);
     const [after] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listings`);
     await database.rows(sql`insert into bench_meta (fingerprint, listings, seconds) values (${fingerprint}, ${after!.n}::bigint, ${seconds})`);
-    return { rows, listings: Number(after!.n), fingerprint, reused: false, seedSeconds: seconds, seedRowsPerSecond: rows / seconds };
+    return { rows, listings: Number(after!.n), fingerprint, reused: false, seedSeconds: seconds, seedRowsPerSecond: rows / seconds, disk: await diskOf(database) };
   } finally {
     await database.close();
   }

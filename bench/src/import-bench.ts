@@ -13,10 +13,10 @@ export interface ImportResult {
   peakRssMiB: number;
 }
 
-/** Writes an N-row JSONL feed of one source, from the seed generator. */
-export async function writeFeed(path: string, rows: number): Promise<void> {
+/** Writes an N-row JSONL feed of one source, from the seed generator (another seed, other names). */
+export async function writeFeed(path: string, rows: number, seed = 7): Promise<void> {
   const out = createWriteStream(path);
-  for (const { record } of seedRecords({ rows, seed: 7, sources: ['bidhaus'], now: new Date() })) {
+  for (const { record } of seedRecords({ rows, seed, sources: ['bidhaus'], now: new Date() })) {
     if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
   }
   out.end();
@@ -40,11 +40,18 @@ async function freshDatabase(adminUrl: string, url: string): Promise<void> {
  * database (`fresh`) or over the batch already there, sampling the process's resident memory
  * every 50 ms for its peak.
  */
-export async function measureImport(adminUrl: string, url: string, file: string, rows: number, fresh = true): Promise<ImportResult> {
+export async function measureImport(
+  adminUrl: string,
+  url: string,
+  file: string,
+  rows: number,
+  fresh = true,
+  options: { source?: string; env?: Record<string, string> } = {},
+): Promise<ImportResult> {
   if (fresh) await freshDatabase(adminUrl, url);
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'import', '--source', 'bidhaus', file], {
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+  const child = spawn(process.execPath, [CLI, 'import', '--source', options.source ?? 'bidhaus', file], {
+    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let peakKb = 0;

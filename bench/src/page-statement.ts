@@ -1,6 +1,9 @@
 import { searchQuerySchema } from '@domain-index/contract';
 import type { Database } from '@domain-index/db';
 import { countMatches } from '@domain-index/api/src/search/count';
+import { ApiMetrics } from '@domain-index/api/src/ops/api-metrics';
+import { PrimaryReads } from '@domain-index/api/src/replicas/read-nodes';
+import { Registry } from 'prom-client';
 import type { CursorPosition } from '@domain-index/api/src/search/cursor';
 import { searchConditions } from '@domain-index/api/src/search/filters';
 import { resolveOrdering } from '@domain-index/api/src/search/ordering';
@@ -23,6 +26,7 @@ export async function pageStatement(
   const ordering = resolveOrdering(q);
   const now = new Date();
   const where = searchConditions(q, now);
-  const strategy = pageStrategy(q, ordering, await countMatches(database, where, COUNT_BUDGET_MS));
+  const reads = new PrimaryReads(database, new ApiMetrics(new Registry()));
+  const strategy = pageStrategy(q, ordering, await countMatches(reads, where, COUNT_BUDGET_MS));
   return { ...pageQuery(database, where, ordering, after, q.limit, now, strategy).toSQL(), strategy };
 }

@@ -1,7 +1,5 @@
-// Rewrites BENCHMARKS.md and the chart from bench/results/results.json (after editing ANALYSIS.md).
-import { readFileSync } from 'node:fs';
+// Rewrites BENCHMARKS.md and the chart from bench/results/ (after editing ANALYSIS.md or notes/).
 import { fileURLToPath } from 'node:url';
-import { writeReport, type Results } from './report';
+import { writeReport } from './report';
 
-const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
-writeReport(JSON.parse(readFileSync(`${resultsDir}results.json`, 'utf8')) as Results, resultsDir);
+writeReport(fileURLToPath(new URL('../results/', import.meta.url)));

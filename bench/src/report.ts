@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CpuSplit } from './cpu';
 import type { Dataset } from './dataset';
@@ -94,8 +94,69 @@ ${rows}
 `;
 }
 
-/** Writes BENCHMARKS.md (repository root) and the chart beside the JSON results. */
-export function writeReport(r: Results, resultsDir: string): void {
+/** The error of a planned total against the true count, as a signed percentage. */
+function plannedError(total: ShapeResult['total']): string {
+  if (total === undefined) return '-';
+  if (total.accuracy === 'exact') return 'exact';
+  if (total.trueCount === undefined || total.trueCount === 0) return `planned ${total.value}`;
+  const error = (total.value / total.trueCount - 1) * 100;
+  return `planned, ${error >= 0 ? '+' : ''}${error.toFixed(0)}%`;
+}
+
+const mib = (value: number | undefined) => (value === undefined ? '?' : `${(value / 1024).toFixed(1)} GiB`);
+
+/** 5M (results.json) and a larger run (results-20m.json) side by side: the shapes and the whole. */
+function scaleSection(small: Results, large: Results): string {
+  const byName = new Map(large.shapes.map((shape) => [shape.name, shape]));
+  const pg = (s: ShapeResult | undefined) => (s?.cpuPerRequestUs === undefined ? '-' : String(Math.round(s.cpuPerRequestUs.postgres)));
+  const rows = small.shapes.map((s) => {
+    const l = byName.get(s.name);
+    const target = l === undefined ? '-' : ok(l.api.p50 <= 25 && l.api.p99 <= 150);
+    return `| ${s.name} | ${s.api.p50} | ${l?.api.p50 ?? '-'} | ${s.api.p99} | ${l?.api.p99 ?? '-'} | ${pg(s)} | ${pg(l)} | ${plannedError(s.total)} | ${plannedError(l?.total)} | ${target} |`;
+  });
+  const extra = (label: string, pick: (r: Results) => ShapeResult) =>
+    `| ${label} | ${pick(small).api.p50} | ${pick(large).api.p50} | ${pick(small).api.p99} | ${pick(large).api.p99} | ${pg(pick(small))} | ${pg(pick(large))} | - | - | - |`;
+  const n = (r: Results) => r.dataset.listings.toLocaleString('en-US');
+  return `## ${(small.dataset.rows / 1e6).toFixed(0)} and ${(large.dataset.rows / 1e6).toFixed(0)} million listings side by side
+
+The same shapes, machine and settings at ${n(small)} listings (results.json, ${small.ranAt.slice(0, 10)}) and at
+${n(large)} (results-${large.dataset.rows / 1e6}m.json, ${large.ranAt.slice(0, 10)}). Latency in ms at concurrency 1;
+PostgreSQL CPU per request in microseconds under the concurrency-32 load; the planned totals
+against the true count. Targets at the larger size: p50 <= 25 ms and p99 <= 150 ms per search
+shape, planned totals within 25%.
+
+| shape | p50 ${n(small)} | p50 ${n(large)} | p99 ${n(small)} | p99 ${n(large)} | PG CPU us | PG CPU us (large) | total | total (large) | meets target (large) |
+|---|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+${extra(`default list, page ${DEEP_PAGE_LABEL}`, (r) => r.deepPaging.page200)}
+${extra('lookup existing', (r) => r.lookup.existing)}
+${extra('lookup missing', (r) => r.lookup.missing)}
+${extra('stats (warm cache)', (r) => r.stats.warm)}
+
+| figure | ${n(small)} | ${n(large)} |
+|---|---|---|
+| seed through the import path (a first load of every source), rows/s | ${Math.round(small.dataset.seedRowsPerSecond ?? 0).toLocaleString('en-US')} | ${Math.round(large.dataset.seedRowsPerSecond ?? 0).toLocaleString('en-US')} |
+| import of a 1,000,000-row feed into an empty database, rows/s | ${small.import.large.rowsPerSecond.toLocaleString('en-US')} | ${large.import.large.rowsPerSecond.toLocaleString('en-US')} |
+| the same 1,000,000 rows again (nothing changed), rows/s | ${small.import.again.rowsPerSecond.toLocaleString('en-US')} | ${large.import.again.rowsPerSecond.toLocaleString('en-US')} |
+| disk: database | ${mib(small.dataset.disk?.databaseMiB)} | ${mib(large.dataset.disk?.databaseMiB)} |
+| disk: listings (heap and TOAST) | ${mib(small.dataset.disk?.listingsMiB)} | ${mib(large.dataset.disk?.listingsMiB)} |
+| disk: listings' indexes | ${mib(small.dataset.disk?.indexesMiB)} | ${mib(large.dataset.disk?.indexesMiB)} |
+| lookup req/s at concurrency 32 | ${small.lookup.existing.apiRps} | ${large.lookup.existing.apiRps} |
+| stats, cold cache, ms | ${small.stats.coldApiMs} | ${large.stats.coldApiMs} |
+`;
+}
+
+const DEEP_PAGE_LABEL = 200;
+
+/**
+ * Writes BENCHMARKS.md (repository root) and the chart from the JSON results: the standard run
+ * (results.json), a larger one beside it when there is one (results-20m.json), then the notes
+ * written by hand (bench/notes/*.md, in name order) and the analysis (bench/ANALYSIS.md).
+ */
+export function writeReport(resultsDir: string): void {
+  const r = JSON.parse(readFileSync(`${resultsDir}results.json`, 'utf8')) as Results;
+  const largeFile = `${resultsDir}results-20m.json`;
+  const large = existsSync(largeFile) ? (JSON.parse(readFileSync(largeFile, 'utf8')) as Results) : undefined;
   writeFileSync(`${resultsDir}latency.svg`, latencyChart([...r.shapes, r.deepPaging.page200, r.lookup.existing, r.lookup.missing, r.stats.warm]));
   const header =
     '| shape | API p50 | p95 | p99 | floor p50 | API/floor | API req/s (c=32) | floor req/s | ceiling req/s | API/ceiling | total | meets target |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
@@ -174,8 +235,18 @@ memory flat in the feed's size).
 |---|---|---|---|
 ${r.pglite.map((p) => `| ${p.name} | ${p.p50} | ${p.p99} | ${ok(p.p50 <= 50)} |`).join('\n')}
 `;
-  // The reading of the figures (what misses a target, why, and the plan) is written by hand.
+  // Measurements of their own (compression, replicas during imports, ...), and the reading of
+  // the figures (what misses a target, why, and the plan), are written by hand.
+  const notesDir = fileURLToPath(new URL('../notes/', import.meta.url));
+  const notes = existsSync(notesDir)
+    ? readdirSync(notesDir)
+        .filter((name) => name.endsWith('.md'))
+        .sort()
+        .map((name) => `\n${readFileSync(`${notesDir}${name}`, 'utf8').trimEnd()}\n`)
+        .join('')
+    : '';
   const analysisFile = fileURLToPath(new URL('../ANALYSIS.md', import.meta.url));
   const analysis = existsSync(analysisFile) ? `\n${readFileSync(analysisFile, 'utf8')}` : '';
-  writeFileSync(fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url)), md + analysis);
+  const scale = large === undefined ? '' : `\n${scaleSection(r, large)}`;
+  writeFileSync(fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url)), md + scale + notes + analysis);
 }

@@ -187,6 +187,6 @@ const results: Results = {
   import: { small: importSmall, large: importLarge, again: importAgain },
   pglite,
 };
-writeFileSync(join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-writeReport(results, resultsDir);
-log('done: bench/results/results.json, BENCHMARKS.md, bench/results/latency.svg');
+writeFileSync(join(resultsDir, BENCH.resultsFile), `${JSON.stringify(results, null, 2)}\n`);
+writeReport(resultsDir);
+log(`done: bench/results/${BENCH.resultsFile}, BENCHMARKS.md, bench/results/latency.svg`);

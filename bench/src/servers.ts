@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '@domain-index/db/clusters';
 import { fileURLToPath } from 'node:url';
 import { CLI, runCli } from './dataset';
 
@@ -15,14 +15,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
+export { freePort } from '@domain-index/db/clusters';
 
 /** The pids of a process's children (the API's workers), from /proc. */
 export function childrenOf(pid: number): number[] {
@@ -80,7 +73,7 @@ async function startProcess(command: string[], env: Record<string, string>, read
 /** The real API: `domain-index serve` with the given environment. */
 export async function startApi(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  return startProcess([CLI, 'serve'], { LOG_LEVEL: 'warn', ...env, PORT: String(port) }, 'listening on', port);
+  return startProcess([CLI, 'serve'], { LOG_LEVEL: 'warn', SHUTDOWN_DELAY_MS: '0', ...env, PORT: String(port) }, 'listening on', port);
 }
 
 /** The HTTP ceiling: a bare Express 4 handler answering a fixed body. */

@@ -4,6 +4,11 @@ export const BENCH = {
   importDatabaseUrl: process.env.BENCH_IMPORT_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/di_bench_import',
   redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   rows: Number(process.env.BENCH_ROWS ?? 5_000_000),
+  /**
+   * Where a run's figures go: results.json for the standard 5M run that BENCHMARKS.md is made
+   * from, results-<millions>m.json for another size (set beside it in BENCHMARKS.md).
+   */
+  resultsFile: Number(process.env.BENCH_ROWS ?? 5_000_000) === 5_000_000 ? 'results.json' : `results-${Number(process.env.BENCH_ROWS) / 1_000_000}m.json`,
   seed: 42,
   /** Requests per shape at concurrency 1. */
   sequentialRequests: Number(process.env.BENCH_SEQUENTIAL ?? 200),

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -30,4 +33,28 @@ export async function migrateDatabase(database: Database): Promise<void> {
     await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => undefined);
     await lockClient.end({ timeout: 5 });
   }
+}
+
+/** Where a database's schema stands against the migrations this package ships. */
+export interface MigrationStatus {
+  /** Migrations recorded as applied in the database. */
+  applied: number;
+  /** Migrations this package ships. */
+  shipped: number;
+  /** Shipped migrations newer than the newest applied one: this code expects them. */
+  pending: number;
+}
+
+/** Reads the migrations drizzle-kit's migrator recorded, against the shipped journal. */
+export async function migrationStatus(database: Database): Promise<MigrationStatus> {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  const [row] = await database.rows<{ applied: number; newest: string | number | null }>(
+    sql`select count(*)::int as applied, max(created_at) as newest from drizzle.__drizzle_migrations`,
+  );
+  const newest = Number(row?.newest ?? 0);
+  return {
+    applied: row?.applied ?? 0,
+    shipped: journal.entries.length,
+    pending: journal.entries.filter((entry) => entry.when > newest).length,
+  };
 }

@@ -1,5 +1,6 @@
 import { plans, type Database } from '@domain-index/db';
 import type { Clock } from '../clock';
+import type { ReadNodes } from '../replicas/read-nodes';
 
 /** A plan's allowance. */
 export interface Plan {
@@ -22,7 +23,7 @@ export class PlanCache {
   private loading: Promise<void> | undefined;
 
   constructor(
-    private readonly database: Database,
+    private readonly reads: ReadNodes,
     private readonly clock: Clock,
   ) {}
 
@@ -31,6 +32,8 @@ export class PlanCache {
     if (now - this.loadedAt >= REFRESH_MS || !this.plans.has(planId)) {
       try {
         await this.refresh(now);
+        // A plan a replica does not have yet may have been created a moment ago.
+        if (!this.plans.has(planId) && this.reads.replicated) await this.refresh(now, 'primary');
       } catch {
         // keep serving the last good copy; with none, the plan is unresolvable
       }
@@ -38,10 +41,11 @@ export class PlanCache {
     return this.plans.get(planId);
   }
 
-  private refresh(now: number): Promise<void> {
+  private refresh(now: number, from: 'any' | 'primary' = 'any'): Promise<void> {
     this.loading ??= (async () => {
       try {
-        const rows = await this.database.db.select().from(plans);
+        const load = (database: Database) => database.db.select().from(plans);
+        const rows = from === 'primary' ? await this.reads.readPrimary('plans', load) : await this.reads.read('plans', load);
         this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds }]));
         this.loadedAt = now;
       } finally {

@@ -1,0 +1,43 @@
+import type { Database } from '@domain-index/db';
+import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
+
+/**
+ * Where the API's read statements run (searches, counts, lookups, key checks, plans, stats).
+ * `read` picks the node, runs the statements `run` sends to it, and times them by kind and node.
+ * Writes never go through here: they go to the primary.
+ */
+export interface ReadNodes {
+  /** The engine every node runs: the embedded database has no replicas and no statement timeout. */
+  readonly engine: Database['kind'];
+  /** Whether reads may come from a replica, so a row written a moment ago may not be there yet. */
+  readonly replicated: boolean;
+  read<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T>;
+  /** A read that must see every committed write: on the primary, timed like the others. */
+  readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Every read on the primary: the deployment without replicas, and the embedded database. */
+export class PrimaryReads implements ReadNodes {
+  readonly engine: Database['kind'];
+  readonly replicated = false;
+
+  constructor(
+    private readonly primary: Database,
+    private readonly metrics: ApiMetrics,
+  ) {
+    this.engine = primary.kind;
+  }
+
+  read<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
+    return this.metrics.timeQuery(kind, 'primary', () => run(this.primary));
+  }
+
+  readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
+    return this.read(kind, run);
+  }
+
+  async close(): Promise<void> {
+    // the primary belongs to the caller
+  }
+}
