@@ -3,7 +3,7 @@ import type { Logger } from '../logger';
 import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
 import type { HealthCheck } from '../ops/health';
 import type { ReadNodes } from './read-nodes';
-import { parseLsn, WalHistory } from './wal-history';
+import { lastRecordEnd, parseLsn, WalHistory } from './wal-history';
 
 /** A streaming replica the router may read from, and what its last check found. */
 interface Replica {
@@ -253,19 +253,20 @@ export class ReplicaRouter implements ReadNodes {
    * The primary's WAL insert position, timed from before the statement is sent: every commit
    * visible before that moment lies at or below it, even with synchronous_commit off (the write
    * position can trail a visible commit then). A replica is compared only with samples taken
-   * before it was read. (When the primary idles with its insert position just past a page
-   * header, a replica looks stale until the next write: reads then go to the primary, never
-   * the other way.)
+   * before it was read. An insert position just past a page header counts as the boundary
+   * before it (lastRecordEnd), which is what an idle primary's caught-up replica reports.
    */
   private async samplePrimary(): Promise<void> {
     const at = this.now();
     try {
       const [row] = await this.withinTimeout(
-        this.primary.rows<{ lsn: string; system: string | null }>(sql`
+        this.primary.rows<{ lsn: string; page: string; segment: string; system: string | null }>(sql`
           select pg_current_wal_insert_lsn()::text as lsn,
+                 current_setting('wal_block_size') as page,
+                 (select setting from pg_settings where name = 'wal_segment_size') as segment,
                  (select system_identifier::text from pg_control_system()) as system`),
       );
-      this.history.record(at, parseLsn(row!.lsn));
+      this.history.record(at, lastRecordEnd(parseLsn(row!.lsn), BigInt(row!.page), BigInt(row!.segment)));
       this.primarySystem ??= row!.system ?? undefined;
     } catch {
       // Without a fresh sample, replicas can only look staler: the bound still holds.

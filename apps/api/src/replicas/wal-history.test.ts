@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLsn, WalHistory } from './wal-history';
+import { lastRecordEnd, parseLsn, WalHistory } from './wal-history';
 
 describe('WAL positions and replica staleness', () => {
   it('reads PostgreSQL WAL positions as ordered numbers', () => {
@@ -7,6 +7,17 @@ describe('WAL positions and replica staleness', () => {
     expect(parseLsn('16/B374D848')).toBe((0x16n << 32n) + 0xb374d848n);
     expect(parseLsn('1/0') > parseLsn('0/FFFFFFFF')).toBe(true);
     expect(() => parseLsn('nonsense')).toThrow(/not a WAL position/);
+  });
+
+  it('takes an insert position just past a page header back to the boundary a replica reports', () => {
+    const page = 8192n;
+    const segment = 16n * 1024n * 1024n;
+    // mid-page: unchanged
+    expect(lastRecordEnd(0x3000a10n, page, segment)).toBe(0x3000a10n);
+    // past the short header of a page inside a segment
+    expect(lastRecordEnd(0x3002018n, page, segment)).toBe(0x3002000n);
+    // past the long header that opens a segment
+    expect(lastRecordEnd(0x4000028n, page, segment)).toBe(0x4000000n);
   });
 
   it('sees no staleness in a replica of an idle primary, however long it stays idle', () => {

@@ -5,6 +5,22 @@ export function parseLsn(text: string): bigint {
   return (BigInt(`0x${match[1]}`) << 32n) + BigInt(`0x${match[2]}`);
 }
 
+/** Size of a WAL page's short header, and of the long one that opens each segment (64-bit builds). */
+const SHORT_PAGE_HEADER = 24n;
+const LONG_PAGE_HEADER = 40n;
+
+/**
+ * Where the WAL's last record ended, from the insert position `pg_current_wal_insert_lsn()`
+ * reports. When a record ends exactly at a page boundary, the insert position is already past
+ * the next page's header, while a replica that replayed everything reports the boundary: left
+ * as it is, an idle primary would make every replica look behind until the next write.
+ */
+export function lastRecordEnd(insertLsn: bigint, pageSize: bigint, segmentSize: bigint): bigint {
+  if (insertLsn % segmentSize === LONG_PAGE_HEADER) return insertLsn - LONG_PAGE_HEADER;
+  if (insertLsn % pageSize === SHORT_PAGE_HEADER) return insertLsn - SHORT_PAGE_HEADER;
+  return insertLsn;
+}
+
 /**
  * The primary's WAL position, sampled over time, to tell how stale a replica can be.
  *
