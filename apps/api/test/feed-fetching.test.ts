@@ -273,6 +273,105 @@ describe('fetching marketplace feeds', () => {
     });
   });
 
+  describe('credentials stay with the feed\'s origin', () => {
+    const KEY = 'k-9Hn2Rw5Yq8Lc4Tz';
+    beforeAll(() => {
+      process.env.DI_TEST_ORIGIN_KEY = KEY;
+    });
+    afterAll(() => {
+      delete process.env.DI_TEST_ORIGIN_KEY;
+    });
+    const credentialsIn = (server: FeedServer) => server.received.filter((request) => request.headers['x-api-key'] !== undefined || request.url.includes('token='));
+
+    it('follows a redirect to another host without the source\'s headers or query, and keeps them on its own host', async () => {
+      const cdn = await serve(() => ({ status: 200, body: jsonl(['moved.com']) }), '/file.jsonl');
+      const marketplace = await serve((request) => {
+        if (request.url.startsWith('/feed')) return { status: 302, body: '', headers: { location: '/signed' } };
+        return { status: 307, body: '', headers: { location: cdn.url } };
+      });
+      const config = source('moved', marketplace.url, { format: 'jsonl', headers: { 'X-API-Key': 'env:DI_TEST_ORIGIN_KEY' }, query: { token: 'env:DI_TEST_ORIGIN_KEY' } });
+      expect(await sync(config)).toMatchObject({ status: 'applied' });
+      expect(await namesOf(test.database, 'moved')).toEqual(['moved.com']);
+      // its own host had the key on both hops (the query only where the source's URL was used)
+      expect(marketplace.received.map((request) => request.headers['x-api-key'])).toEqual([KEY, KEY]);
+      expect(marketplace.received[0]!.url).toBe(`/feed?token=${KEY}`);
+      expect(cdn.received).toHaveLength(1);
+      expect(credentialsIn(cdn)).toEqual([]);
+      expect(cdn.received[0]!.headers['user-agent']).toMatch(/^domain-index\//);
+    });
+
+    it('sends nothing of the source\'s to a next-page link on another host', async () => {
+      const elsewhere = await serve(() => json({ next: null, items: [{ name: 'two.com', price: '2' }] }), '/page2');
+      const marketplace = await serve(() => json({ next: elsewhere.url, items: [{ name: 'one.com', price: '1' }] }));
+      const config = source('hops', marketplace.url, { profile: paged({ nextUrlField: 'next' }), headers: { 'X-API-Key': 'env:DI_TEST_ORIGIN_KEY' } });
+      expect(await sync(config)).toMatchObject({ status: 'applied' });
+      expect(await namesOf(test.database, 'hops')).toEqual(['one.com', 'two.com']);
+      expect(marketplace.received[0]!.headers['x-api-key']).toBe(KEY);
+      expect(credentialsIn(elsewhere)).toEqual([]);
+    });
+
+    it('gives up after five redirects, without retrying', async () => {
+      const loop = await serve(() => ({ status: 302, body: '', headers: { location: '/feed' } }));
+      const result = await sync(source('loop', loop.url, { format: 'jsonl' }), { maxAttempts: 3 });
+      expect(result).toEqual({ status: 'failed', attempts: 1, reason: `fetching ${loop.url} was redirected more than 5 times` });
+      expect(loop.requests).toBe(6);
+    });
+  });
+
+  describe('a paginated walk cut short is refused', () => {
+    it('fails when a page lacks the field the profile names, or is empty before the declared end, and keeps the index', async () => {
+      let renamed = false;
+      const server = await serve((request) => {
+        if (request.url === '/feed') return json({ more: true, items: [{ name: 'first.com', price: '1' }] });
+        return json(renamed ? { hasMore: false, items: [{ name: 'second.com', price: '2' }] } : { more: false, items: [{ name: 'second.com', price: '2' }] });
+      });
+      const config = source('walk', server.url, { profile: paged({ pageUrl: '/p/{page}', hasMoreField: 'more' }) });
+      expect(await sync(config)).toMatchObject({ status: 'applied' });
+      renamed = true;
+      const result = await sync(config, { maxAttempts: 3 });
+      expect(result).toEqual({ status: 'failed', attempts: 1, reason: `page 2 of ${server.url} has no true or false at "more" (renamed?)` });
+      expect(await namesOf(test.database, 'walk')).toEqual(['first.com', 'second.com']);
+
+      const counted = await serve((request) => json({ page: request.url === '/feed' ? 1 : 2, pages: 3, items: request.url === '/feed' ? [{ name: 'a.com', price: '1' }] : [] }));
+      const cut = await sync(source('cut', counted.url, { profile: paged({ pageUrl: '/p/{page}', pageField: 'page', pageCountField: 'pages' }) }));
+      expect(cut).toEqual({ status: 'failed', attempts: 1, reason: `page 2 of ${counted.url} has no records though the envelope says more pages follow` });
+      expect(await namesOf(test.database, 'cut')).toEqual([]);
+    });
+  });
+
+  describe('bounded downloads', () => {
+    it('stops a download over maxDownloadBytes, whether the length is announced or not, without retrying', async () => {
+      const body = jsonl(Array.from({ length: 200 }, (_, i) => `big${i}.com`));
+      const announced = await serve(() => ({ status: 200, body }));
+      const result = await sync(source('big', announced.url, { format: 'jsonl', maxDownloadBytes: 1_000 }), { maxAttempts: 3 });
+      expect(result).toEqual({ status: 'failed', attempts: 1, reason: `${announced.url} is over the 1000 bytes a download may have (maxDownloadBytes)` });
+      // chunked: no Content-Length, so the bytes are counted as they come
+      const chunked = await serve(() => ({ status: 200, body, headers: { 'transfer-encoding': 'chunked' } }));
+      const streamed = await sync(source('big2', chunked.url, { format: 'jsonl', maxDownloadBytes: 1_000 }), { maxAttempts: 3 });
+      expect(streamed).toEqual({ status: 'failed', attempts: 1, reason: `${chunked.url} is over the 1000 bytes a download may have (maxDownloadBytes)` });
+      expect(await namesOf(test.database, 'big')).toEqual([]);
+      // within the bound it loads
+      expect(await sync(source('big3', announced.url, { format: 'jsonl', maxDownloadBytes: 100_000 }))).toMatchObject({ status: 'applied' });
+    });
+  });
+
+  it('rejects a feed whose archive cannot be opened, without fetching it again, and keeps the index', async () => {
+    const good = await zipOne('feed.jsonl', Buffer.from(jsonl(['kept.com'])));
+    let truncated = false;
+    const server = await serve(() => ({ status: 200, body: truncated ? good.subarray(0, 60) : good, headers: { 'content-type': 'application/zip' } }));
+    const config = source('zipped', server.url, { format: 'jsonl' });
+    expect(await sync(config)).toMatchObject({ status: 'applied' });
+    truncated = true;
+    const before = server.requests;
+    const result = await sync(config, { maxAttempts: 3 });
+    expect(result.status).toBe('rejected');
+    expect(result.status === 'rejected' && result.summary.reason).toMatch(/^the feed is unreadable: not a readable zip archive/);
+    expect(server.requests - before).toBe(1);
+    expect(await namesOf(test.database, 'zipped')).toEqual(['kept.com']);
+    const [recorded] = await test.database.db.select().from(sourceSyncs);
+    expect(recorded?.lastOutcome).toBe('rejected');
+  });
+
   it('gives up on a server that does not answer within the source timeout', async () => {
     const server = await serve(() => ({ status: 200, body: jsonl(['late.com']), delayMs: 1_000 }));
     const result = await sync(source('slow', server.url, { format: 'jsonl', timeouts: { responseMs: 100 } }));

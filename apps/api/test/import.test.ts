@@ -391,6 +391,21 @@ for (const { engine, skip } of testEngines()) {
       expect(Number(rows[0]!.current_bid)).toBe(2);
     });
 
+    it('counts every duplicate but describes only the first hundred, in line order', async () => {
+      const reported: number[] = [];
+      const summary = await run(
+        test.database,
+        jsonlFeed([
+          ...Array.from({ length: 3_000 }, (_, i) => auctionRecord(`u${i}.com`)),
+          ...Array.from({ length: 120 }, (_, i) => auctionRecord(`d${i}.com`, { current_bid: 1 })),
+          ...Array.from({ length: 120 }, (_, i) => auctionRecord(`d${i}.com`, { current_bid: 2 })),
+        ]),
+        { onRejected: (row) => reported.push(row.line) },
+      );
+      expect(summary).toMatchObject({ outcome: 'applied', inserted: 3_120, rejected: 120 });
+      expect(reported).toEqual(Array.from({ length: 100 }, (_, i) => 3_001 + i));
+    });
+
     it('rejects rows whose source is another marketplace', async () => {
       const rejected: string[] = [];
       await run(test.database, jsonlFeed([...Array.from({ length: 30 }, (_, i) => auctionRecord(`m${i}.com`)), auctionRecord('x.com', { source: 'beta' })]), {

@@ -92,6 +92,11 @@ const sourceSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Largest download of the feed, in bytes (default 16 GiB): a server streaming without end
+     * must not fill the disk the download is spooled to.
+     */
+    maxDownloadBytes: z.number().int().min(1).max(2 ** 50).optional(),
   })
   .strict()
   .superRefine((source, ctx) => {

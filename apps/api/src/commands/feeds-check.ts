@@ -5,6 +5,7 @@ import { checkFeed, LISTED_ERRORS, type CheckResult } from '../feeds/check-feed'
 import { openFeedInput, type OpenedFeed } from '../feeds/feed-input';
 import { FeedFetchError } from '../feeds/fetch-error';
 import { redact, resolveRequest } from '../feeds/request';
+import { unreadableFeedReason } from '../indexing/import-batch';
 import { CliError } from '../runtime';
 import { loadSources } from '../sources';
 
@@ -116,6 +117,8 @@ async function checkSource(source: SourceConfig, sample: number, now: Date): Pro
       await feed.dispose();
     }
   } catch (error) {
+    // an archive that cannot be opened is reported like a feed unreadable further in
+    if (unreadableFeedReason(error) !== undefined) return checkFeed(failing(error), source, sample);
     if (!(error instanceof FeedFetchError)) throw error;
     return checkFeed(failing(new FeedFetchError(redact(error.message, secrets), error.retryable)), source, sample);
   }

@@ -3,8 +3,8 @@ import { Transform } from 'node:stream';
 import { compressionOf, SNIFF_BYTES } from '@domain-index/indexer';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
-import { openFeedInput, type FeedBytes } from '../feeds/feed-input';
-import { importBatch } from '../indexing/import-batch';
+import { openFeedInput, type FeedBytes, type OpenedFeed } from '../feeds/feed-input';
+import { importBatch, rejectedSummary, unreadableFeedReason } from '../indexing/import-batch';
 import { recordSync } from '../indexing/record-sync';
 import { CliError, openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
@@ -58,9 +58,22 @@ export async function importCommand(config: Config, file: string, options: Impor
       },
     });
     const from: FeedBytes = zipped ? { path: file } : { stream: (file === '-' ? process.stdin : createReadStream(file)).pipe(counter) };
-    const opened = await openFeedInput(source, from, { now: new Date(), ...(format !== undefined && { format }) });
-    let printed = 0;
     const startedAt = new Date();
+    let opened: OpenedFeed;
+    try {
+      opened = await openFeedInput(source, from, { now: new Date(), ...(format !== undefined && { format }) });
+    } catch (error) {
+      // an archive that cannot be opened is a rejected batch, as a feed unreadable further in is
+      const reason = unreadableFeedReason(error);
+      if (reason === undefined) throw error;
+      progress.stop();
+      const rejected = rejectedSummary(source.id, reason);
+      await recordSync(database, source.id, startedAt, new Date(), 'rejected', rejected);
+      process.stdout.write(`${formatSummary(rejected)}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    let printed = 0;
     const summary = await importBatch({
       database,
       source,

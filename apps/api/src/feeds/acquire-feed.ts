@@ -3,7 +3,7 @@ import type { SourceConfig } from '@domain-index/indexer';
 import { FeedFetchError } from './fetch-error';
 import { fetchFeed, type Conditional } from './fetch-feed';
 import { fetchPages } from './fetch-pages';
-import { resolveRequest, withQuery } from './request';
+import { resolveRequest } from './request';
 import { hashFile, spool } from './spool';
 
 /** A feed on local disk, ready to read, and what identifies its content. */
@@ -49,6 +49,7 @@ export async function acquireFeed(source: SourceConfig, options: AcquireOptions 
   const timing = {
     ...(source.timeouts?.responseMs !== undefined && { responseMs: source.timeouts.responseMs }),
     ...(source.timeouts?.idleMs !== undefined && { idleMs: source.timeouts.idleMs }),
+    ...(source.maxDownloadBytes !== undefined && { maxBytes: source.maxDownloadBytes }),
     ...(options.signal !== undefined && { signal: options.signal }),
   };
   const pagination = source.profile?.pagination;
@@ -58,7 +59,7 @@ export async function acquireFeed(source: SourceConfig, options: AcquireOptions 
     return { ...pages, pagedRecords: true };
   }
   const conditional = options.conditional;
-  const result = await fetchFeed(withQuery(source.feed, request.query), {
+  const result = await fetchFeed(source.feed, {
     request,
     ...(conditional !== undefined && (conditional.etag !== undefined || conditional.lastModified !== undefined) && { conditional }),
     ...timing,

@@ -1,5 +1,5 @@
-import { FeedFormatError, FeedSyntaxError, PROFILE_FIELD_NAMES, type FeedItem, type SourceConfig } from '@domain-index/indexer';
-import { DEFAULT_MAX_REJECTED_RATIO } from '../indexing/import-batch';
+import { FeedSyntaxError, PROFILE_FIELD_NAMES, type FeedItem, type SourceConfig } from '@domain-index/indexer';
+import { DEFAULT_MAX_REJECTED_RATIO, unreadableFeedReason } from '../indexing/import-batch';
 import { stageItem } from '../indexing/stage-item';
 import { FeedFetchError } from './fetch-error';
 
@@ -47,8 +47,8 @@ export async function checkFeed(items: AsyncIterable<FeedItem>, source: SourceCo
       }
     }
   } catch (error) {
-    if (error instanceof FeedSyntaxError) result.fatal = `the feed is unreadable: ${error.message}`;
-    else if (error instanceof FeedFormatError) result.fatal = `the feed does not match its profile: ${error.message}`;
+    const unreadable = unreadableFeedReason(error);
+    if (unreadable !== undefined) result.fatal = unreadable;
     else if (error instanceof FeedFetchError) result.fatal = error.message;
     else throw error;
     result.errors.push({ record: error instanceof FeedSyntaxError && error.line > 0 ? error.line : null, reason: result.fatal });

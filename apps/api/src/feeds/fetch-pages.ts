@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FeedPagination } from '@domain-index/indexer';
 import { FeedFetchError } from './fetch-error';
-import { fetchFeed } from './fetch-feed';
-import { shownUrl, withQuery, type FeedRequest } from './request';
+import { fetchFeed, MAX_DOWNLOAD_BYTES } from './fetch-feed';
+import { shownUrl, type FeedRequest } from './request';
 import { hashing, spoolDirectory, type Spooled } from './spool';
 
 /** Largest page read: pages are parsed whole, so one must stay small. */
@@ -16,6 +16,8 @@ export interface PageOptions {
   request: FeedRequest;
   responseMs?: number;
   idleMs?: number;
+  /** Largest total of all pages' bytes. */
+  maxBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -28,6 +30,21 @@ function at(value: unknown, path: string): unknown {
     current = (current as Record<string, unknown>)[part];
   }
   return current;
+}
+
+/** A number the envelope must hold at `path` (a JSON number or a numeric string). */
+function envelopeNumber(envelope: unknown, path: string, shown: string): number {
+  const value = at(envelope, path);
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number)) throw new FeedFetchError(`${shown} has no number at ${JSON.stringify(path)} (renamed?)`, false);
+  return number;
+}
+
+/** A boolean the envelope must hold at `path`. */
+function envelopeBoolean(envelope: unknown, path: string, shown: string): boolean {
+  const value = at(envelope, path);
+  if (typeof value !== 'boolean') throw new FeedFetchError(`${shown} has no true or false at ${JSON.stringify(path)} (renamed?)`, false);
+  return value;
 }
 
 async function readPage(body: AsyncIterable<Buffer>, shown: string): Promise<string> {
@@ -47,8 +64,10 @@ async function readPage(body: AsyncIterable<Buffer>, shown: string): Promise<str
  * a record's line is its position across all pages. The next page is the envelope's
  * `nextUrlField` link, or `pageUrl` with the next page number (the envelope's `pageField` + 1,
  * else the count so far + 1), resolved against the feed URL. The walk stops at a page with no
- * records, when `hasMoreField` is false or absent, when `pageField` reaches `pageCountField`,
- * or when there is no next link. A feed with more than `maxPages` pages is refused: a batch is
+ * records, when `hasMoreField` is false, when `pageField` reaches `pageCountField`, or when
+ * the next link is null or missing. A field the profile names that a page lacks, or a page
+ * without records before the declared end, fails the fetch: a walk cut short would remove
+ * listings. A feed with more than `maxPages` pages is refused: a batch is
  * the complete listing set, and a cut one would remove the listings of the pages not read.
  */
 export async function fetchPages(feedUrl: string, pagination: FeedPagination, recordsPath: string, options: PageOptions): Promise<Spooled> {
@@ -62,9 +81,11 @@ export async function fetchPages(feedUrl: string, pagination: FeedPagination, re
   };
   try {
     let url = feedUrl;
+    const maxBytes = options.maxBytes ?? MAX_DOWNLOAD_BYTES;
+    let totalBytes = 0;
     for (let pages = 1; ; pages += 1) {
       const shown = `page ${pages} of ${shownUrl(feedUrl)}`;
-      const result = await fetchFeed(withQuery(url, options.request.query), {
+      const result = await fetchFeed(url, {
         request: options.request,
         ...(options.responseMs !== undefined && { responseMs: options.responseMs }),
         ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
@@ -73,7 +94,10 @@ export async function fetchPages(feedUrl: string, pagination: FeedPagination, re
       if (result.notModified) throw new FeedFetchError(`${shown} answered 304 to a request that was not conditional`, true);
       let envelope: unknown;
       try {
-        envelope = JSON.parse(await readPage(result.body as AsyncIterable<Buffer>, shown));
+        const text = await readPage(result.body as AsyncIterable<Buffer>, shown);
+        totalBytes += Buffer.byteLength(text);
+        if (totalBytes > maxBytes) throw new FeedFetchError(`${shownUrl(feedUrl)} is over the ${maxBytes} bytes a download may have (maxDownloadBytes), counting every page`, false);
+        envelope = JSON.parse(text);
       } catch (error) {
         if (error instanceof FeedFetchError) throw error;
         throw new FeedFetchError(`${shown} is not JSON`, true);
@@ -86,13 +110,21 @@ export async function fetchPages(feedUrl: string, pagination: FeedPagination, re
         throw new FeedFetchError(`${shown} has no record array at ${JSON.stringify(recordsPath)} (renamed?)`, false);
       }
       for (const record of records) await write(`${JSON.stringify(record)}\n`);
-      const page = pagination.pageField === undefined ? pages : Number(at(envelope, pagination.pageField) ?? pages);
-      const pageCount = pagination.pageCountField === undefined ? undefined : Number(at(envelope, pagination.pageCountField));
+      // A field the profile names must be on every page: read as "no more pages", a renamed
+      // field would end the walk early, and the listings of the pages not read would be removed.
+      const page = pagination.pageField === undefined ? pages : envelopeNumber(envelope, pagination.pageField, shown);
+      const pageCount = pagination.pageCountField === undefined ? undefined : envelopeNumber(envelope, pagination.pageCountField, shown);
+      const hasMore = pagination.hasMoreField === undefined ? undefined : envelopeBoolean(envelope, pagination.hasMoreField, shown);
+      // a null or missing next link is how such APIs say "last page"
       const next = pagination.nextUrlField === undefined ? undefined : at(envelope, pagination.nextUrlField);
+      const declaredMore = hasMore === true || (pageCount !== undefined && page < pageCount);
+      if (records.length === 0 && declaredMore) {
+        throw new FeedFetchError(`${shown} has no records though the envelope says more pages follow`, true);
+      }
       const last =
         records.length === 0 ||
-        (pagination.hasMoreField !== undefined && !at(envelope, pagination.hasMoreField)) ||
-        (pageCount !== undefined && Number.isFinite(pageCount) && page >= pageCount) ||
+        hasMore === false ||
+        (pageCount !== undefined && page >= pageCount) ||
         (pagination.nextUrlField !== undefined && (typeof next !== 'string' || next === ''));
       if (last) break;
       if (pages >= pagination.maxPages) {
@@ -101,7 +133,7 @@ export async function fetchPages(feedUrl: string, pagination: FeedPagination, re
           false,
         );
       }
-      const nextPage = Number.isFinite(page) ? page + 1 : pages + 1;
+      const nextPage = page + 1;
       url = typeof next === 'string' ? new URL(next, url).href : new URL(pagination.pageUrl!.replace('{page}', String(nextPage)), feedUrl).href;
       if (pagination.delayMs > 0) await sleep(pagination.delayMs, undefined, options.signal === undefined ? {} : { signal: options.signal });
     }

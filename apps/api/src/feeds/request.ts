@@ -12,6 +12,11 @@ export interface FeedRequest {
   query: [string, string][];
   /** Values read from the environment: never shown in a message, a log or any output. */
   secrets: string[];
+  /**
+   * The origin of the source's feed URL: its headers and query go to this origin only, never
+   * to another one a redirect or a next-page link points at.
+   */
+  origin: string;
 }
 
 /**
@@ -28,14 +33,24 @@ export function resolveRequest(source: SourceConfig, env: NodeJS.ProcessEnv = pr
     if (secret === undefined || secret === '') {
       throw new FeedFetchError(`${what} of source ${source.id} is read from the environment variable ${name}, which is not set`, false);
     }
-    secrets.push(secret, encodeURIComponent(secret));
+    // as it may appear in a message: raw, percent-encoded, or form-encoded by URLSearchParams
+    secrets.push(secret, encodeURIComponent(secret), new URLSearchParams([['', secret]]).toString().slice(1));
     return secret;
   };
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(source.headers ?? {})) headers[name.toLowerCase()] = resolve(`header ${name}`, value);
   headers['user-agent'] ??= USER_AGENT;
   const query = Object.entries(source.query ?? {}).map(([name, value]): [string, string] => [name, resolve(`query parameter ${name}`, value)]);
-  return { headers, query, secrets: [...new Set(secrets)].sort((a, b) => b.length - a.length) };
+  return { headers, query, secrets: [...new Set(secrets)].sort((a, b) => b.length - a.length), origin: originOf(source.feed) };
+}
+
+/** The origin of a URL (scheme, host, port), or '' for anything else, such as a file path. */
+export function originOf(url: string): string {
+  try {
+    return /^https?:\/\//i.test(url) ? new URL(url).origin : '';
+  } catch {
+    return '';
+  }
 }
 
 /** `text` with every secret replaced by `***`: for any message that may reach a log or an operator. */

@@ -128,6 +128,37 @@ export async function importBatches(
   }
 }
 
+/** A summary with nothing read yet, rejected until the batch proves good. */
+export function rejectedSummary(source: string, reason?: string): ImportSummary {
+  return {
+    source,
+    outcome: 'rejected',
+    ...(reason !== undefined && { reason }),
+    rowsRead: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    removed: 0,
+    rejected: 0,
+    rejectedRows: [],
+    skipped: 0,
+    skippedReasons: {},
+    seconds: 0,
+  };
+}
+
+/**
+ * Why a batch is rejected when reading its feed failed with `error`, or undefined when the
+ * failure is not the feed's content (a database or network error, which may be retried). A
+ * feed that cannot be read is the marketplace's file, not a passing fault: fetching it again
+ * would give the same bytes.
+ */
+export function unreadableFeedReason(error: unknown): string | undefined {
+  if (error instanceof FeedSyntaxError) return `the feed is unreadable: ${error.message}`;
+  if (error instanceof FeedFormatError) return `the feed does not match its profile: ${error.message}`;
+  return undefined;
+}
+
 /**
  * Stages one batch and decides whether it may be switched in: it may not when the feed is
  * unreadable, when over the allowed share of its rows are bad, or when no row is valid. A
@@ -143,20 +174,7 @@ async function stageBatch(
 ): Promise<ImportSummary> {
   const { database } = options;
   const maxRatio = options.maxRejectedRatio ?? DEFAULT_MAX_REJECTED_RATIO;
-  const summary: ImportSummary = {
-    source: batch.source.id,
-    outcome: 'rejected',
-    rowsRead: 0,
-    inserted: 0,
-    updated: 0,
-    unchanged: 0,
-    removed: 0,
-    rejected: 0,
-    rejectedRows: [],
-    skipped: 0,
-    skippedReasons: {},
-    seconds: 0,
-  };
+  const summary = rejectedSummary(batch.source.id);
   const reject = (row: RejectedRow) => {
     summary.rejected += 1;
     if (summary.rejectedRows.length < KEPT_REJECTIONS) summary.rejectedRows.push(row);
@@ -181,8 +199,8 @@ async function stageBatch(
       skip,
     );
   } catch (error) {
-    if (error instanceof FeedSyntaxError) return { ...summary, reason: `the feed is unreadable: ${error.message}` };
-    if (error instanceof FeedFormatError) return { ...summary, reason: `the feed does not match its profile: ${error.message}` };
+    const reason = unreadableFeedReason(error);
+    if (reason !== undefined) return { ...summary, reason };
     throw error;
   }
   const duplicates = await dropDuplicates(database, table);

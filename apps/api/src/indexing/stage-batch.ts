@@ -262,7 +262,8 @@ async function stageJsonl(
  */
 export async function dropDuplicates(database: Database, table: string): Promise<{ count: number; described: RejectedRow[] }> {
   const staging = sql.identifier(table);
-  const dropped = await database.rows<{ line: number; domain_name: string; kept_line: number }>(sql`
+  // counted in the database: a feed listing a million names twice returns one row, not a million
+  const [dropped] = await database.rows<{ count: number; first: { line: number; domain_name: string; kept_line: number }[] }>(sql`
     with ranked as (
       select line, domain_name, max(line) over (partition by domain_name) as kept_line from ${staging}
     ),
@@ -271,10 +272,12 @@ export async function dropDuplicates(database: Database, table: string): Promise
       where s.line = r.line and r.line < r.kept_line
       returning s.line, s.domain_name, r.kept_line
     )
-    select line, domain_name, kept_line from doomed order by line`);
+    select (select count(*) from doomed)::int as count,
+           coalesce((select json_agg(d order by d.line)
+                     from (select line, domain_name, kept_line from doomed order by line limit ${DESCRIBED_DUPLICATES}) d), '[]'::json) as first`);
   return {
-    count: dropped.length,
-    described: dropped.slice(0, DESCRIBED_DUPLICATES).map((row) => ({
+    count: dropped?.count ?? 0,
+    described: (dropped?.first ?? []).map((row) => ({
       line: row.line,
       reason: `duplicate of ${row.domain_name} at line ${row.kept_line}; the later line is used`,
     })),

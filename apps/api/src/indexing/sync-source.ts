@@ -3,12 +3,12 @@ import { withAdvisoryLock, type Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import type { Clock } from '../clock';
 import { acquireFeed } from '../feeds/acquire-feed';
-import { openFeedInput } from '../feeds/feed-input';
+import { openFeedInput, type OpenedFeed } from '../feeds/feed-input';
 import { FeedFetchError } from '../feeds/fetch-error';
 import { redact, resolveRequest } from '../feeds/request';
 import { currentValidators, fingerprintOf } from '../feeds/validators';
 import type { Logger } from '../logger';
-import { importBatch, type ImportSummary } from './import-batch';
+import { importBatch, rejectedSummary, unreadableFeedReason, type ImportSummary } from './import-batch';
 import { recordSync } from './record-sync';
 
 /** What a sync of one source did. */
@@ -72,7 +72,18 @@ async function attemptSync(source: SourceConfig, options: SyncSourceOptions, sta
   if (feed.unchanged !== undefined) return unchanged(`the server answered 304 Not Modified to the ${feed.unchanged === 'etag' ? 'ETag' : 'Last-Modified'} of the applied batch`);
   try {
     if (known !== undefined && known.sha256 === feed.sha256) return await unchanged("the feed's content hash is the applied batch's");
-    const opened = await openFeedInput(source, { path: feed.path }, { pagedRecords: feed.pagedRecords, now: clock.now() });
+    let opened: OpenedFeed;
+    try {
+      opened = await openFeedInput(source, { path: feed.path }, { pagedRecords: feed.pagedRecords, now: clock.now() });
+    } catch (error) {
+      // an archive that cannot be opened (or holds two files) is rejected like a bad feed, not retried
+      const reason = unreadableFeedReason(error);
+      if (reason === undefined) throw error;
+      const summary = { ...rejectedSummary(source.id, reason), seconds: (clock.now().getTime() - startedAt.getTime()) / 1000 };
+      await recordSync(database, source.id, startedAt, clock.now(), 'rejected', summary);
+      logger.warn({ source: source.id, reason }, 'sync batch rejected; previous batch kept');
+      return { status: 'rejected', summary, attempts: 0 };
+    }
     let summary: ImportSummary;
     try {
       summary = await importBatch({ database, source, clock, ...('records' in opened ? { records: opened.records, parallel: true } : { input: opened.input, format: opened.format }) });

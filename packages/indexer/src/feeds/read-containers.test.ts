@@ -118,6 +118,16 @@ describe('readDelimited', () => {
     ]);
   });
 
+  it('decodes UTF-8 characters split across chunks when it also decodes HTML references', async () => {
+    const utf8 = Buffer.from('zürich.ch;&#163;;1\nbücher.de;€;2\n', 'utf8');
+    for (const size of [1, 2, 3, 5]) {
+      expect(await collect(readDelimited(pieces(utf8, size), layout({ delimiter: ';', header: false, columns: ['domain', 'currency', 'price'], htmlEntities: true })))).toEqual([
+        { line: 1, record: { domain: 'zürich.ch', currency: '£', price: '1' } },
+        { line: 2, record: { domain: 'bücher.de', currency: '€', price: '2' } },
+      ]);
+    }
+  });
+
   it('hands the header to onHeader before the first record, so a check can stop the read', async () => {
     const seen: string[][] = [];
     const items = readDelimited(Readable.from(['a, b\n1,2\n']), layout({ onHeader: (columns) => void seen.push([...columns]) }));

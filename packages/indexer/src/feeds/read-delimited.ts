@@ -57,20 +57,25 @@ function decoder(encoding: DelimitedLayout['encoding']): Transform | null {
   });
 }
 
-/** Decodes HTML references in streamed text, holding back a tail that may be the start of one. */
+/**
+ * Decodes HTML references in streamed text, holding back a tail that may be the start of one.
+ * Bytes (UTF-8, with no decoder before it) are decoded by a streaming decoder: a character
+ * whose bytes are split across two chunks would otherwise turn into two replacement marks.
+ */
 function entityDecoder(): Transform {
   let held = '';
+  const utf8 = new TextDecoder('utf-8');
   return new Transform({
     decodeStrings: false,
     transform(chunk: Buffer | string, _e, done) {
-      const text = held + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+      const text = held + (typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true }));
       const amp = text.lastIndexOf('&');
       const cut = amp >= 0 && text.length - amp <= LONGEST_ENTITY ? amp : text.length;
       held = text.slice(cut);
       done(null, decodeHtmlEntities(text.slice(0, cut)));
     },
     flush(done) {
-      done(null, decodeHtmlEntities(held));
+      done(null, decodeHtmlEntities(held + utf8.decode()));
     },
   });
 }
