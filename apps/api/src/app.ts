@@ -4,6 +4,11 @@ import type { SourceConfig } from '@domain-index/indexer';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import type { Clock } from './clock';
+import type { TrustProxy } from './config';
+import { apiDocsRouter } from './api-docs/api-docs-router';
+import { probesRouter } from './ops/probes-router';
+import { Readiness } from './ops/readiness';
+import { compressResponses } from './http/compress-responses';
 import { errorHandler } from './http/error-handler';
 import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
 import { authenticate, revokeLeakedKey } from './auth/authenticate';
@@ -20,6 +25,15 @@ import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
 import { CursorCodec } from './search/cursor';
+import { argon2Passwords } from './accounts/passwords';
+import type { DashboardDeps } from './dashboard/dashboard-deps';
+import { dashboardRouter } from './dashboard/dashboard-router';
+import { DASHBOARD } from './dashboard/layout';
+import { countUsage } from './usage/count-usage';
+import type { ApiMetrics } from './ops/api-metrics';
+import { measureRequests } from './ops/request-metrics';
+import { PrimaryReads, type ReadNodes } from './replicas/read-nodes';
+import type { UsageRecorder } from './usage/usage-recorder';
 
 /** What the app needs from outside; tests pass their own to run several instances side by side. */
 export interface AppDeps {
@@ -34,17 +48,43 @@ export interface AppDeps {
   cursorSecret: Buffer;
   /** Per-key request counting: in-process, or Redis shared by every instance. */
   rateLimiter: RateLimiter;
+  /** Requests and rows per key and hour for the dashboard; nothing is counted without it. */
+  usage?: UsageRecorder | undefined;
+  /** What /readyz answers; without it the instance is ready whenever the database answers. */
+  readiness?: Readiness | undefined;
+  /** The process's Prometheus metrics; this app observes its requests, statements and decisions there. */
+  metrics: ApiMetrics;
+  /** Where reads run; without it, on `database`. */
+  reads?: ReadNodes | undefined;
+  /** The key dashboard at /dashboard; not served without it. */
+  dashboard?: (Pick<DashboardDeps, 'publicUrl' | 'signupOpen' | 'signInLimiter'> & Partial<Pick<DashboardDeps, 'passwords'>>) | undefined;
+  /** Whose X-Forwarded-For gives the client address (the limits and the audit log); nobody's without it. */
+  trustProxy?: TrustProxy | undefined;
 }
 
+/** The dependencies as the routes see them: every optional one settled. */
+export type RouteDeps = Omit<AppDeps, 'reads'> & { reads: ReadNodes };
+
 /** Builds the Express app of the API; `listen` is the caller's business. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(appDeps: AppDeps): Express {
+  const deps: RouteDeps = { ...appDeps, reads: appDeps.reads ?? new PrimaryReads(appDeps.database, appDeps.metrics) };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', parseQueryString);
+  // Behind a balancer every request comes from the balancer: only a configured proxy's
+  // X-Forwarded-For may say who the client is (req.ip, for the limits and the audit log).
+  app.set('trust proxy', deps.trustProxy ?? false);
 
+  // Probes first: before the access log, the request id and everything else.
+  app.use(probesRouter(deps.readiness ?? new Readiness(deps.database, { phase: 'ready' })));
+  app.use(measureRequests(deps.metrics));
   app.use(requestId());
   app.use(requestLog(deps.logger));
+  app.use(compressResponses());
+  if (deps.usage !== undefined) app.use(countUsage(deps.usage, deps.clock));
+  if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, ...deps.dashboard }));
+  app.use(apiDocsRouter());
 
   const s = initServer();
   const router = s.router(contract, {
@@ -58,7 +98,7 @@ export function createApp(deps: AppDeps): Express {
     // decisions.md: key in the URL, authentication and plan, rate limit.
     globalMiddleware: [
       rejectKeyInQuery(revokeLeakedKey(deps)),
-      authenticate({ ...deps, plans: new PlanCache(deps.database, deps.clock), keyCheck: keyCheckWithLookup(deps) }),
+      authenticate({ ...deps, plans: new PlanCache(deps.reads, deps.clock), keyCheck: keyCheckWithLookup(deps) }),
       enforceRateLimit(deps),
     ],
     // Validation failures go to errorHandler, which answers them in the error envelope.

@@ -1,7 +1,15 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkWorkers, ConfigError, loadConfig, type Config } from './config';
+import { feedsCheckCommand } from './commands/feeds-check';
 import { importCommand } from './commands/import';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys';
+import {
+  accountsCreateCommand,
+  accountsDisableCommand,
+  accountsListCommand,
+  accountsPlanCommand,
+  accountsResetLinkCommand,
+} from './commands/accounts';
 import { migrate } from './commands/migrate';
 import { purgeCommand } from './commands/purge';
 import { seedCommand } from './commands/seed';
@@ -100,6 +108,62 @@ keys
   .argument('<id>', 'the key id shown by keys list')
   .action(async (id: string) => {
     await keysRevokeCommand(loadConfig(), id);
+  });
+
+const accounts = program.command('accounts').description('manage dashboard accounts');
+accounts
+  .command('create')
+  .description('create an account; prints a one-time link to set its password (24 hours) on stdout')
+  .requiredOption('--email <email>', 'the address the owner signs in with')
+  .option('--plan <plan>', 'the plan of all its keys (free, pro, or any plan in the plans table)', 'free')
+  .action(async (options: { email: string; plan: string }) => {
+    await accountsCreateCommand(loadConfig(), options);
+  });
+accounts
+  .command('list')
+  .description('list accounts with their plan and state')
+  .action(withConfig(accountsListCommand));
+accounts
+  .command('plan')
+  .description("change an account's plan; its keys get the new limit from their next request")
+  .argument('<id>', 'the account id shown by accounts list')
+  .argument('<plan>', 'free, pro, or any plan in the plans table')
+  .action(async (id: string, plan: string) => {
+    await accountsPlanCommand(loadConfig(), id, plan);
+  });
+accounts
+  .command('disable')
+  .description('disable an account: its sessions end and its keys are refused from the next request')
+  .argument('<id>', 'the account id shown by accounts list')
+  .action(async (id: string) => {
+    await accountsDisableCommand(loadConfig(), id);
+  });
+accounts
+  .command('reset-link')
+  .description('print a new one-time link to set the password (earlier links stop working)')
+  .argument('<id>', 'the account id shown by accounts list')
+  .action(async (id: string) => {
+    await accountsResetLinkCommand(loadConfig(), id);
+  });
+
+/** `CODE=usd` pairs of --rate, collected. */
+function rate(value: string, rates: Record<string, number>): Record<string, number> {
+  const match = /^([A-Z]{3})=(\d+(?:\.\d+)?)$/.exec(value);
+  if (match === null || Number(match[2]) <= 0) throw new InvalidArgumentError('must be CODE=US dollars per unit, such as EUR=1.08');
+  return { ...rates, [match[1]!]: Number(match[2]) };
+}
+
+const feeds = program.command('feeds').description('inspect marketplace feeds');
+feeds
+  .command('check')
+  .description('parse a feed and report good and bad records and sample rows; writes nothing')
+  .argument('<target>', 'with --profile: a feed file (- for stdin); without: a configured source, fetched')
+  .option('--profile <name>', 'a shipped profile, or a configured source whose reading configuration to use')
+  .option('--json', 'print one JSON object: good, bad, skipped, errors, rows')
+  .option('--sample <n>', 'normalised rows to print', wholeNumber(0, 1000), 3)
+  .option('--rate <code=usd>', 'US dollars per unit of a currency, for this check (repeatable)', rate, {})
+  .action(async (target: string, options: { profile?: string; json?: boolean; sample: number; rate: Record<string, number> }) => {
+    await feedsCheckCommand(loadConfig(), target, { ...options, rates: options.rate });
   });
 
 program

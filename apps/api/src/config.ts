@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -20,6 +21,15 @@ const wholeNumber = (min: number, max: number) =>
 /** Every environment variable the service reads, with its default. */
 const envSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .refine(
+      (value) => value.split(',').every((url) => postgresUrl.safeParse(url.trim()).success),
+      'must be a comma-separated list of URLs like postgres://user@replica:5432/database',
+    )
+    .optional(),
+  REPLICA_MAX_LAG_MS: wholeNumber(100, 600_000).default('2000'),
+  REPLICA_CHECK_INTERVAL_MS: wholeNumber(50, 60_000).default('500'),
   DATA_DIR: z.string().default('./.data'),
   REDIS_URL: redisUrl.optional(),
   PORT: wholeNumber(0, 65_535).default('3000'),
@@ -31,16 +41,72 @@ const envSchema = z.object({
   COUNT_BUDGET_MS: wholeNumber(1, 60_000).default('100'),
   QUERY_TIMEOUT_MS: wholeNumber(100, 600_000).default('10000'),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default('10000'),
+  SHUTDOWN_DELAY_MS: wholeNumber(0, 600_000).optional(),
   KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('65000'),
   RETENTION_DAYS: wholeNumber(0, 3650).default('3'),
   SOURCES_FILE: z.string().optional(),
   WORKERS: wholeNumber(1, 64).default('1'),
+  PUBLIC_URL: z
+    .string()
+    .url('must be a URL like https://api.example.com')
+    .refine((value) => /^https?:\/\/[^/]+\/?$/.test(value), 'must be http:// or https:// and a host, with no path')
+    .optional(),
+  ADMIN_PORT: wholeNumber(0, 65_535).optional(),
+  ADMIN_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:\-[\]]+$/, 'must be a host name or an IP address')
+    .default('127.0.0.1'),
+  SIGNUP: z.enum(['open', 'closed'], { errorMap: () => ({ message: 'must be open or closed' }) }).default('closed'),
+  TRUST_PROXY: z
+    .string()
+    .transform((value, context) => {
+      const trust = parseTrustProxy(value);
+      if (trust === undefined) {
+        context.addIssue({ code: 'custom', message: 'must be a number of proxies (like 1) or a comma-separated list of addresses and CIDRs (like 10.0.0.0/8, loopback)' });
+        return z.NEVER;
+      }
+      return trust;
+    })
+    .optional(),
 });
+
+/**
+ * Which proxies' X-Forwarded-For Express believes (its `trust proxy` setting): none, the nearest
+ * `n` hops, or the proxies at these addresses, CIDRs or named ranges. Never "all": anyone could
+ * then choose the address the limits and the audit log see.
+ */
+export type TrustProxy = false | number | readonly string[];
+
+/** Express's names for address ranges (proxy-addr's). */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `value` as a TrustProxy; undefined when it is neither a hop count nor a list of addresses. */
+function parseTrustProxy(value: string): TrustProxy | undefined {
+  if (/^\d+$/.test(value)) return Number(value) <= 32 ? Number(value) : undefined;
+  const entries = value.split(',').map((entry) => entry.trim());
+  const valid = entries.every((entry) => {
+    if (NAMED_RANGES.has(entry)) return true;
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || extra !== undefined) return false;
+    return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  });
+  return valid ? entries : undefined;
+}
 
 /** The validated configuration of a process. */
 export interface Config {
   /** PostgreSQL URL; undefined means the embedded PGlite database in `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * Streaming replicas of that PostgreSQL that the API reads from (searches, counts, lookups,
+   * key checks, stats); everything else stays on the primary. Empty without replicas.
+   */
+  replicaUrls: string[];
+  /** A replica further behind than this is left out of reads until it catches up. */
+  replicaMaxLagMs: number;
+  /** How often the API checks each replica's health and lag. */
+  replicaCheckIntervalMs: number;
   dataDir: string;
   /** Redis URL for the shared rate limiter; undefined means the in-process limiter. */
   redisUrl: string | undefined;
@@ -54,6 +120,12 @@ export interface Config {
   queryTimeoutMs: number;
   /** Longest a graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
+  /**
+   * How long after SIGTERM the listener stays open with /readyz failing, so a load balancer
+   * stops sending traffic before connections close: 5 s with PostgreSQL (behind a balancer),
+   * 0 on the embedded default (a laptop has none).
+   */
+  shutdownDelayMs: number;
   /** How long an idle keep-alive connection stays open: above a load balancer's idle timeout. */
   keepAliveTimeoutMs: number;
   /** Days after its end time that a listing is purged. */
@@ -62,6 +134,25 @@ export interface Config {
   sourcesFile: string | undefined;
   /** API processes `serve` runs on this machine, sharing its port (commands/serve-workers.ts). */
   workers: number;
+  /**
+   * Where people reach this service, without a trailing slash: the dashboard's links are built
+   * from it, and its cookies are Secure when it is https. Defaults to the address `serve` listens on.
+   */
+  publicUrl: string;
+  /**
+   * True when PUBLIC_URL is unset and HOST is a wildcard address (0.0.0.0, ::): links then use
+   * 127.0.0.1, which works only on this machine, so `serve` and `accounts` warn.
+   */
+  publicUrlGuessed: boolean;
+  /** Whether anyone may create a dashboard account (`SIGNUP=open`), or only the operator. */
+  signupOpen: boolean;
+  /** Whose X-Forwarded-For decides a request's client address (TRUST_PROXY); false: nobody's. */
+  trustProxy: TrustProxy;
+  /**
+   * The admin listener (probes, /metrics, /health) of `serve` and `sync`; off when ADMIN_PORT
+   * is unset. On loopback by default: metrics and health are for the operator's network only.
+   */
+  admin: { host: string; port: number } | undefined;
 }
 
 /** A configuration error: one line naming the variable, never its value (it may hold a password). */
@@ -83,6 +174,14 @@ export function checkWorkers(config: Config): Config {
   return config;
 }
 
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '::0']);
+
+/** The one line `serve` and `accounts` write on stderr when the links were built from a wildcard HOST. */
+export function publicUrlWarning(config: Config): string | undefined {
+  if (!config.publicUrlGuessed) return undefined;
+  return `domain-index: warning: PUBLIC_URL is not set and HOST is ${config.host}, so dashboard links use ${config.publicUrl}, which works only on this machine; set PUBLIC_URL to the address people use\n`;
+}
+
 /** Reads and validates the environment once; an empty value counts as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
@@ -97,19 +196,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment variable ${name}: ${issue?.message ?? 'invalid value'}`);
   }
   const e = result.data;
+  const host = e.HOST ?? (e.DATABASE_URL === undefined ? '127.0.0.1' : '0.0.0.0');
+  if (e.DATABASE_REPLICA_URLS !== undefined && e.DATABASE_URL === undefined) {
+    throw new ConfigError('invalid environment variable DATABASE_REPLICA_URLS: replicas need DATABASE_URL, their primary (the embedded database has none)');
+  }
+  // A link to a wildcard address leads nowhere; loopback at least works on this machine.
+  const wildcard = WILDCARD_HOSTS.has(host);
+  const linkHost = wildcard ? '127.0.0.1' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return {
     databaseUrl: e.DATABASE_URL,
+    replicaUrls: e.DATABASE_REPLICA_URLS === undefined ? [] : e.DATABASE_REPLICA_URLS.split(',').map((url) => url.trim()),
+    replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
+    replicaCheckIntervalMs: e.REPLICA_CHECK_INTERVAL_MS,
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL,
     port: e.PORT,
-    host: e.HOST ?? (e.DATABASE_URL === undefined ? '127.0.0.1' : '0.0.0.0'),
+    host,
     logLevel: e.LOG_LEVEL,
     countBudgetMs: e.COUNT_BUDGET_MS,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS ?? (e.DATABASE_URL === undefined ? 0 : 5_000),
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
     sourcesFile: e.SOURCES_FILE,
     workers: e.WORKERS,
+    publicUrl: (e.PUBLIC_URL ?? `http://${linkHost}:${e.PORT}`).replace(/\/$/, ''),
+    publicUrlGuessed: e.PUBLIC_URL === undefined && wildcard,
+    signupOpen: e.SIGNUP === 'open',
+    trustProxy: e.TRUST_PROXY ?? false,
+    admin: e.ADMIN_PORT === undefined ? undefined : { host: e.ADMIN_HOST, port: e.ADMIN_PORT },
   };
 }

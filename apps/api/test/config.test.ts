@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase, testEngines } from '@domain-index/db/testing';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config';
+import { loadConfig, publicUrlWarning } from '../src/config';
+import { freePort, startServe, until } from './support/processes';
 
 const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
 
@@ -25,6 +27,40 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).host).toBe('0.0.0.0');
   });
 
+  it('builds dashboard links from PUBLIC_URL, else from the address serve listens on; sign-up is off by default', () => {
+    expect(loadConfig({})).toMatchObject({ publicUrl: 'http://127.0.0.1:3000', signupOpen: false });
+    expect(loadConfig({ PORT: '8080', HOST: '::1' }).publicUrl).toBe('http://[::1]:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/', SIGNUP: 'open' })).toMatchObject({ publicUrl: 'https://api.example.com', signupOpen: true });
+  });
+
+  it('builds links to 127.0.0.1 rather than a wildcard address, and says so in one warning line', () => {
+    for (const env of [{ DATABASE_URL: 'postgres://u@db:5432/x' }, { HOST: '0.0.0.0', PORT: '8080' }, { HOST: '::' }]) {
+      const config = loadConfig(env);
+      expect(config.publicUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(config.publicUrlGuessed).toBe(true);
+      expect(publicUrlWarning(config)).toBe(
+        `domain-index: warning: PUBLIC_URL is not set and HOST is ${config.host}, so dashboard links use ${config.publicUrl}, which works only on this machine; set PUBLIC_URL to the address people use\n`,
+      );
+    }
+    for (const env of [{}, { HOST: '10.1.2.3' }, { DATABASE_URL: 'postgres://u@db:5432/x', PUBLIC_URL: 'https://api.example.com' }]) {
+      expect(loadConfig(env).publicUrlGuessed).toBe(false);
+      expect(publicUrlWarning(loadConfig(env))).toBeUndefined();
+    }
+    expect(loadConfig({ HOST: '10.1.2.3' }).publicUrl).toBe('http://10.1.2.3:3000');
+  });
+
+  it('believes no X-Forwarded-For by default, else a number of proxies or the proxies at the listed addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.7' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+  });
+
+  it('keeps the listener open 5 s after SIGTERM behind a balancer (PostgreSQL), not on the embedded default', () => {
+    expect(loadConfig({}).shutdownDelayMs).toBe(0);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).shutdownDelayMs).toBe(5_000);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', SHUTDOWN_DELAY_MS: '15000' }).shutdownDelayMs).toBe(15_000);
+  });
+
   it('treats an empty value as unset', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' })).toMatchObject({ port: 3000, logLevel: 'info' });
   });
@@ -39,6 +75,13 @@ describe('configuration', () => {
     ['WORKERS', '0'],
     ['WORKERS', 'two'],
     ['KEEP_ALIVE_TIMEOUT_MS', '500'],
+    ['PUBLIC_URL', 'ftp://example.com'],
+    ['PUBLIC_URL', 'https://example.com/app'],
+    ['SIGNUP', 'yes'],
+    ['SHUTDOWN_DELAY_MS', '-1'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.1,'],
   ] as const) {
     it(`refuses to start with a bad ${name} (${value}): one line naming it, non-zero exit`, () => {
       const result = serveWith({ [name]: value });
@@ -63,11 +106,62 @@ describe('configuration', () => {
     expect(loadConfig({}).workers).toBe(1);
   });
 
+  it('reads replicas of the primary, with their lag bound and check interval', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' })).toMatchObject({ replicaUrls: [], replicaMaxLagMs: 2_000, replicaCheckIntervalMs: 500 });
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://u@db:5432/x',
+        DATABASE_REPLICA_URLS: 'postgres://u@r1:5432/x, postgresql://u@r2:5432/x',
+        REPLICA_MAX_LAG_MS: '5000',
+        REPLICA_CHECK_INTERVAL_MS: '250',
+      }),
+    ).toMatchObject({ replicaUrls: ['postgres://u@r1:5432/x', 'postgresql://u@r2:5432/x'], replicaMaxLagMs: 5_000, replicaCheckIntervalMs: 250 });
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://u@r1:5432/x' })).toThrow(/^invalid environment variable DATABASE_REPLICA_URLS: replicas need DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', REPLICA_MAX_LAG_MS: '10' })).toThrow(/^invalid environment variable REPLICA_MAX_LAG_MS: /);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', REPLICA_CHECK_INTERVAL_MS: 'often' })).toThrow(/^invalid environment variable REPLICA_CHECK_INTERVAL_MS: /);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', ADMIN_PORT: '99999' })).toThrow(/^invalid environment variable ADMIN_PORT: /);
+  });
+
+  it('refuses a bad DATABASE_REPLICA_URLS with one line that never echoes a password', () => {
+    const result = serveWith({ DATABASE_URL: 'postgres://u@127.0.0.1:1/x', DATABASE_REPLICA_URLS: 'postgres://u:hunter2@r1:5432/x,mysql://u:hunter2@r2/x' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^domain-index: invalid environment variable DATABASE_REPLICA_URLS: must be a comma-separated list of URLs/);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
   it('never echoes a DATABASE_URL password in its error line', () => {
     const result = serveWith({ DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/x' });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('cannot open the PostgreSQL at 127.0.0.1:1/x');
     expect(result.stderr).not.toContain('hunter2');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+// With PostgreSQL, where serve seeds nothing and starts in a few seconds.
+const withoutPostgres = testEngines().find((entry) => entry.engine === 'postgres')!.skip;
+
+describe.skipIf(withoutPostgres)('serve on a wildcard address without PUBLIC_URL', () => {
+  it('announces links to 127.0.0.1 on stdout and warns once on stderr that PUBLIC_URL should be set', { timeout: 90_000 }, async () => {
+    const test = await createTestDatabase('postgres');
+    const port = await freePort();
+    const server = startServe({ DATABASE_URL: test.url!, HOST: '0.0.0.0', PORT: String(port), LOG_LEVEL: 'silent' });
+    try {
+      await until('it listens', () => {
+        if (server.child.exitCode !== null) throw new Error(`serve exited early:\n${server.output()}`);
+        return server.output().includes('PUBLIC_URL is not set');
+      }, 60_000);
+      expect(server.stdout()).toContain(`dashboard: http://127.0.0.1:${port}/dashboard`);
+      expect(server.stdout()).not.toContain('PUBLIC_URL');
+      const warnings = server.output().split('\n').filter((line) => line.includes('PUBLIC_URL'));
+      expect(warnings).toEqual([
+        `domain-index: warning: PUBLIC_URL is not set and HOST is 0.0.0.0, so dashboard links use http://127.0.0.1:${port}, which works only on this machine; set PUBLIC_URL to the address people use`,
+      ]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      await test.dispose();
+    }
   });
 });

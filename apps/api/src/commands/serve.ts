@@ -1,12 +1,12 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { apiKeys, listings } from '@domain-index/db';
+import { apiKeys, listings, type Database } from '@domain-index/db';
 import { createKey } from '../auth/key-store';
 import { createApp } from '../app';
 import { trackConnections } from '../http/drain-connections';
 import { systemClock } from '../clock';
-import type { Config } from '../config';
+import { publicUrlWarning, type Config } from '../config';
 import type { Logger } from '../logger';
 import { seedIndex } from '../indexing/seed-index';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
@@ -15,9 +15,26 @@ import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
 import { loadCursorSecret } from '../search/cursor-secret';
 import { CliError, openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
+import { createDemoAccount, DEMO_EMAIL } from '../accounts/demo-account';
+import { DASHBOARD } from '../dashboard/layout';
+import { SignInLimiter } from '../dashboard/sign-in-limiter';
+import { UsageRecorder } from '../usage/usage-recorder';
+import { Readiness } from '../ops/readiness';
+import { ApiMetrics } from '../ops/api-metrics';
+import { openAdmin, ownMetrics, stopAdminServer } from '../ops/admin-server';
+import { Health } from '../ops/health';
+import { processRegistry } from '../ops/process-registry';
+import { openProbeDatabase } from '../ops/probe-database';
+import { USAGE_FLUSH_MS } from '../usage/usage-recorder';
+import { openReadNodes } from '../replicas/open-read-nodes';
+import type { ReadNodes } from '../replicas/read-nodes';
+import { ReplicaRouter } from '../replicas/replica-router';
 
 /** Listings seeded on the first start of the embedded default, so a laptop has data to search. */
 export const DEMO_ROWS = 20_000;
+
+/** Longest start-up waits for the limiters' Redis before listening anyway (requests then get 503 until it answers). */
+const REDIS_CONNECT_WAIT_MS = 5_000;
 
 /**
  * Starts the API and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight
@@ -26,20 +43,50 @@ export const DEMO_ROWS = 20_000;
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);
-  // Every API statement is cancelled past the query budget (503 query_failed, never a hang).
-  const database = await openMigratedDatabase(config, { statementTimeoutMs: config.queryTimeoutMs });
-  let rateLimiter: RateLimiter | undefined;
-  let server: Server;
+  const registry = processRegistry();
+  const metrics = new ApiMetrics(registry);
+  const readiness = new Readiness(undefined);
+  const health = new Health({ redisUrl: config.redisUrl, sources, clock: systemClock, description: 'Domain Index API' });
+  // A worker's metrics and probes are served by the primary (commands/serve-workers.ts).
+  const admin = cluster.isWorker ? undefined : await openAdmin(config, { readiness, metrics: ownMetrics(registry), health: () => health.report() }, logger);
+  let database: Database;
   try {
+    // Every API statement is cancelled past the query budget (503 query_failed, never a hang).
+    database = await openMigratedDatabase(config, { statementTimeoutMs: config.queryTimeoutMs });
+  } catch (error) {
+    await stopAdminServer(admin);
+    throw error;
+  }
+  const probe = await openProbeDatabase(config.databaseUrl, database);
+  readiness.useDatabase(probe.database);
+  health.useDatabase(probe.database);
+  let rateLimiter: RateLimiter | undefined;
+  let signInLimiter: SignInLimiter | undefined;
+  const usage = new UsageRecorder(database, logger, USAGE_FLUSH_MS, metrics);
+  let server: Server;
+  let reads: ReadNodes | undefined;
+  try {
+    const opened = await openReadNodes(config, database, metrics, logger);
+    reads = opened;
+    if (opened instanceof ReplicaRouter) health.alsoReport(() => opened.healthChecks());
     if (config.databaseUrl === undefined && (await database.db.$count(listings)) === 0) {
       process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);
       await seedIndex({ database, sources, rows: DEMO_ROWS, clock: systemClock });
     }
     if (config.databaseUrl === undefined && (await database.db.$count(apiKeys)) === 0) {
       const demo = await createKey(database, { planId: 'pro', name: 'demo', environment: 'test' });
+      const link = await createDemoAccount(database, demo.id, config.publicUrl);
       process.stdout.write(`Demo API key (pro plan; shown once, only its hash is stored):\n  ${demo.key}\n`);
+      process.stdout.write(`Dashboard: ${config.publicUrl}${DASHBOARD}\n`);
+      process.stdout.write(`Set the password of the demo account (${DEMO_EMAIL}), which owns the demo key (one-time link, 24 hours):\n  ${link}\n`);
     }
     rateLimiter = config.redisUrl === undefined ? new MemoryRateLimiter() : new RedisRateLimiter(config.redisUrl);
+    signInLimiter = config.redisUrl === undefined ? SignInLimiter.inMemory() : SignInLimiter.redis(config.redisUrl);
+    if (rateLimiter instanceof RedisRateLimiter) {
+      // Listening before the limiter's client is ready would refuse the first requests 503.
+      const [limits, signIns] = await Promise.all([rateLimiter.connected(REDIS_CONNECT_WAIT_MS), signInLimiter.connected(REDIS_CONNECT_WAIT_MS)]);
+      if (!limits || !signIns) logger.warn({ waitedMs: REDIS_CONNECT_WAIT_MS }, 'Redis is not reachable yet: requests get 503 rate_limit_unavailable until it is');
+    }
     const app = createApp({
       database,
       logger,
@@ -49,12 +96,21 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       queryTimeoutMs: config.queryTimeoutMs,
       cursorSecret: await loadCursorSecret(database),
       rateLimiter,
+      usage,
+      readiness,
+      metrics,
+      reads,
+      dashboard: { publicUrl: config.publicUrl, signupOpen: config.signupOpen, signInLimiter },
+      trustProxy: config.trustProxy,
     });
     server = await listen(app, config);
+    readiness.markReady();
   } catch (error) {
     // An open pool or limiter would keep the process alive with nothing to serve (and a
     // worker's primary would never learn that its start-up failed).
-    await Promise.allSettled([rateLimiter?.close(), database.close()]);
+    await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), health.close(), reads?.close(), probe.close()]);
+    await database.close();
+    await stopAdminServer(admin);
     throw error;
   }
   // Idle connections stay open longer than a load balancer keeps its own (60 s on the common
@@ -63,28 +119,46 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   const connections = trackConnections(server);
   const limiter = rateLimiter;
+  const signIns = signInLimiter;
+  const readNodes = reads;
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
   // a worker of serve-workers.ts leaves the announcement to the process that runs them all
-  if (cluster.isPrimary) process.stdout.write(`Domain Index API listening on http://${config.host}:${port}/api/v1 (${database.kind})\n`);
+  if (cluster.isPrimary) {
+    process.stdout.write(`Domain Index API listening on http://${config.host}:${port}/api/v1 (${database.kind}); dashboard: ${config.publicUrl}${DASHBOARD}\n`);
+    process.stderr.write(publicUrlWarning(config) ?? '');
+  }
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Readiness fails at once; the listener stays open SHUTDOWN_DELAY_MS more, so a balancer
+    // that polls /readyz stops sending requests before any connection is refused.
+    readiness.markDraining();
+    logger.info({ signal, delayMs: config.shutdownDelayMs }, 'draining: /readyz fails, the listener closes after the delay');
+    setTimeout(() => {
+      closeListener();
+    }, config.shutdownDelayMs);
+  };
+  const closeListener = () => {
+    logger.info('shutting down: finishing in-flight requests');
     const force = setTimeout(() => {
       logger.warn('shutdown timeout reached: closing remaining connections');
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(() => {
-      void Promise.allSettled([limiter.close(), database.close()]).finally(() => {
-        logger.info('stopped');
-        logger.flush();
-        process.exitCode = 0;
-      });
+      // The usage counts still in memory are written before the pool closes.
+      void Promise.allSettled([limiter.close(), signIns.close(), usage.close(), health.close(), readNodes.close(), probe.close()])
+        .then(() => database.close())
+        .then(() => stopAdminServer(admin))
+        .finally(() => {
+          logger.info('stopped');
+          logger.flush();
+          process.exitCode = 0;
+        });
     });
     connections.drain();
   };

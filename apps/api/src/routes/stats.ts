@@ -1,7 +1,7 @@
 import { COUNTS_NOTE, LISTING_STATUSES, type Contract, type StatsEnvelope } from '@domain-index/contract';
 import { and, count, eq, listings, type Database } from '@domain-index/db';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import type { AppDeps } from '../app';
+import type { RouteDeps } from '../app';
 import { META } from '../http/meta';
 import { orQueryFailed } from '../http/query-failed';
 import { notEnded } from '../listings/not-ended';
@@ -27,16 +27,13 @@ export function statsQueries(database: Database, now: Date) {
 }
 
 /** Takes the counts concurrently; any one failing fails the whole (never reported as 0). */
-async function measure(deps: AppDeps): Promise<StatsData> {
+async function measure(deps: RouteDeps): Promise<StatsData> {
   const now = deps.clock.now();
-  const q = statsQueries(deps.database, now);
-  const [totalRows, retrievableRows, liveRows, statusRows, sourceRows] = await Promise.all([
-    q.total,
-    q.retrievable,
-    q.live,
-    q.byStatus,
-    q.bySource,
-  ]);
+  // One node answers all five, so that they describe one moment of one copy of the index.
+  const [totalRows, retrievableRows, liveRows, statusRows, sourceRows] = await deps.reads.read('stats', (database) => {
+    const q = statsQueries(database, now);
+    return Promise.all([q.total, q.retrievable, q.live, q.byStatus, q.bySource]);
+  });
   const statusCounts = Object.fromEntries(LISTING_STATUSES.map((status) => [status, 0])) as StatsData['by_status'];
   for (const row of statusRows) statusCounts[row.key] = row.n;
   // Keys are exactly the configured marketplaces: a configured one without rows counts 0.
@@ -57,7 +54,7 @@ async function measure(deps: AppDeps): Promise<StatsData> {
  * callers arriving together before the first one finishes (they share its promise). A failed
  * measurement is not cached.
  */
-export function statsRoute(deps: AppDeps): AppRouteImplementation<Contract['getStats']> {
+export function statsRoute(deps: RouteDeps): AppRouteImplementation<Contract['getStats']> {
   let cached: { at: number; data: Promise<StatsData> } | undefined;
   return async () => {
     const at = deps.clock.now().getTime();

@@ -1,17 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+export { freePort } from '@domain-index/db/clusters';
 
 /** Polls `check` every 100 ms until it holds; fails naming `what` after `ms`. */
 export async function until(
@@ -28,7 +19,7 @@ export async function until(
 
 const cli = fileURLToPath(new URL('../../bin/domain-index.js', import.meta.url));
 
-/** A `domain-index serve` process started by a test, with what it has written so far. */
+/** A `domain-index` process started by a test, with what it has written so far. */
 export interface ServeProcess {
   child: ChildProcess;
   /** Its stdout alone (the announcement, a demo key). */
@@ -46,9 +37,19 @@ export function startServe(
   env: Record<string, string>,
   options: { detached?: boolean } = {},
 ): ServeProcess {
-  const child = spawn(process.execPath, [cli, 'serve'], {
+  return startCommand(['serve'], env, options);
+}
+
+/** Starts `domain-index <args>` as startServe does: for the long-running `sync`. */
+export function startCommand(
+  args: string[],
+  env: Record<string, string>,
+  options: { detached?: boolean } = {},
+): ServeProcess {
+  const child = spawn(process.execPath, [cli, ...args], {
     detached: options.detached ?? false,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // No drain delay unless a test asks: tests stop serve often, and no balancer is watching.
+    env: { PATH: process.env.PATH ?? '', SHUTDOWN_DELAY_MS: '0', ...env },
   });
   let stdout = '';
   let output = '';

@@ -9,6 +9,11 @@ import { createKey } from '../../src/auth/key-store';
 import { createLogger } from '../../src/logger';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-rate-limiter';
 import { loadCursorSecret } from '../../src/search/cursor-secret';
+import { SignInLimiter } from '../../src/dashboard/sign-in-limiter';
+import type { PasswordHasher } from '../../src/accounts/passwords';
+import { UsageRecorder } from '../../src/usage/usage-recorder';
+import { ApiMetrics } from '../../src/ops/api-metrics';
+import { Registry } from 'prom-client';
 
 /** A real API server on a loopback port over a real database, with its log lines captured. */
 export interface RunningApi {
@@ -20,6 +25,10 @@ export interface RunningApi {
   readonly errorBodies: string[];
   /** A key on the unmetered test plan, sent by `get`. */
   readonly apiKey: string;
+  /** This instance's metrics. */
+  readonly metrics: ApiMetrics;
+  /** The key-usage counter of this instance, when started with `dashboard`. */
+  readonly usage: UsageRecorder | undefined;
   /** GET with `Authorization: Bearer <apiKey>` unless the caller sets the header. */
   get(path: string, init?: RequestInit): Promise<Response>;
   /** A request exactly as given: no Authorization header added. */
@@ -33,6 +42,15 @@ export interface StartOptions {
   /** Reuse a database (e.g. several instances on one); otherwise a fresh one is made. */
   test?: TestDatabase;
   overrides?: Partial<AppDeps>;
+  /** Serve the dashboard at /dashboard and count key usage, as `serve` does. */
+  dashboard?: {
+    signupOpen?: boolean;
+    signInLimiter?: SignInLimiter;
+    /** PUBLIC_URL: https makes the session cookie Secure and `__Host-`; http://127.0.0.1 by default. */
+    publicUrl?: string;
+    /** In place of Argon2id, e.g. to count how often passwords are hashed and verified. */
+    passwords?: PasswordHasher;
+  };
 }
 
 /** What an error body must never contain: SQL, driver or library names, stack frames. */
@@ -55,9 +73,14 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
   await test.database.db.insert(plans).values({ id: TEST_PLAN, requestsPerWindow: 1_000_000_000, windowSeconds: 3600, description: 'tests' }).onConflictDoNothing();
   const { key: apiKey } = await createKey(test.database, { planId: TEST_PLAN, name: 'test suite', environment: 'test' });
   const rateLimiter = new MemoryRateLimiter();
+  const logger = createLogger('info', sink);
+  // Flushed often, so a test sees the counts of its requests without waiting 5 s.
+  const metrics = new ApiMetrics(new Registry());
+  const usage = options.dashboard === undefined ? undefined : new UsageRecorder(test.database, logger, 50, metrics);
+  const signInLimiter = options.dashboard?.signInLimiter ?? SignInLimiter.inMemory();
   const app = createApp({
     database: test.database,
-    logger: createLogger('info', sink),
+    logger,
     clock: options.clock ?? systemClock,
     sources: options.sources ?? DEFAULT_SOURCES,
     // Suites assert exact totals over a few hundred rows; on a loaded CI machine a count of them
@@ -66,6 +89,17 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
     queryTimeoutMs: 10_000,
     cursorSecret,
     rateLimiter,
+    usage,
+    metrics,
+    dashboard:
+      options.dashboard === undefined
+        ? undefined
+        : {
+            publicUrl: options.dashboard.publicUrl ?? 'http://127.0.0.1',
+            signupOpen: options.dashboard.signupOpen ?? false,
+            signInLimiter,
+            ...(options.dashboard.passwords === undefined ? {} : { passwords: options.dashboard.passwords }),
+          },
     ...options.overrides,
   });
   const server = app.listen(0, '127.0.0.1');
@@ -88,6 +122,8 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
     logLines,
     errorBodies,
     apiKey,
+    usage,
+    metrics,
     raw,
     get(path, init) {
       const headers = new Headers(init?.headers);
@@ -100,6 +136,8 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
       if (leaked.length > 0) throw new Error(`error bodies leak internals:\n${leaked.join('\n')}`);
       server.closeAllConnections();
       await rateLimiter.close();
+      await usage?.close();
+      if (options.dashboard?.signInLimiter === undefined) await signInLimiter.close();
       await new Promise<void>((resolve) => {
         server.close(() => {
           resolve();
