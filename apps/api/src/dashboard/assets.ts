@@ -10,7 +10,7 @@ header a{color:#fff;text-decoration:none}
 nav{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
 nav form{margin:0}
 .who{opacity:.8;font-size:.9rem}
-main{max-width:60rem;margin:0 auto;padding:1rem}
+main{max-width:76rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
 form.stack{display:grid;gap:.75rem;max-width:26rem;background:#fff;padding:1rem;border-radius:.5rem;border:1px solid #d8dde3}
