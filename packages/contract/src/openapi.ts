@@ -85,7 +85,7 @@ export function openApiDocument(): Json {
         title: 'Domain Index Search API',
         version: API_VERSION,
         description:
-          'Read-only search over domain names currently listed on five marketplaces. Every request needs `Authorization: Bearer <API_KEY>`; a key in the URL is refused and revoked as leaked. Responses over 1 KB are gzip- or brotli-compressed when the request asks (`Accept-Encoding`).',
+          'Read-only search over domain names currently listed on five marketplaces. Every request needs `Authorization: Bearer <API_KEY>`; a key in the URL is refused and revoked as leaked. Search pages are gzip- or brotli-compressed when the request asks (`Accept-Encoding`); lookups, stats and errors, about 1 KB, are sent as they are.',
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, e.g. dix_live_...' } },
