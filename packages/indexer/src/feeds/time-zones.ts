@@ -64,6 +64,8 @@ const DAY = 86_400_000;
  * they go forward is read with the offset before the jump.
  */
 export function zonedToInstant(wallAsUtc: number, timeZone: string): number {
+  // every profile's default zone: no offset to look up (Intl's formatting costs ~16 us a value)
+  if (timeZone === 'UTC') return wallAsUtc;
   const before = offsetAt(wallAsUtc - DAY, timeZone);
   const after = offsetAt(wallAsUtc + DAY, timeZone);
   const candidates = [wallAsUtc - before, wallAsUtc - after].filter((instant) => wallAsUtc - offsetAt(instant, timeZone) === instant);
