@@ -1,5 +1,6 @@
 import { accounts, and, apiKeys, auditEvents, desc, eq, inArray, isNull, keyUsage, sql, type Database } from '@domain-index/db';
 import { createKey, insertKey } from '../auth/key-store';
+import { usageHourOf } from '../usage/usage-hour';
 import { recordAudit } from './audit';
 
 /** A key as its account's dashboard lists it: never the key itself. */
@@ -22,9 +23,6 @@ export const KEY_EXPIRY_DAYS = [null, 7, 30, 90] as const;
 export const ROTATION_OVERLAPS = { none: 0, '1h': 3_600_000, '24h': 24 * 3_600_000 } as const;
 export type RotationOverlap = keyof typeof ROTATION_OVERLAPS;
 
-/** The start of the UTC hour of a time. */
-export const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
-
 /**
  * The account's keys, newest first, with this hour's requests. A key whose expiry has passed
  * gets its `key_expired` audit entry here, the first time the account looks (an expiry is a
@@ -45,7 +43,7 @@ export async function listAccountKeys(database: Database, accountId: string, at:
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .leftJoin(keyUsage, and(eq(keyUsage.keyId, apiKeys.id), eq(keyUsage.hour, hourOf(at))))
+    .leftJoin(keyUsage, and(eq(keyUsage.keyId, apiKeys.id), eq(keyUsage.hour, new Date(usageHourOf(at)))))
     .where(eq(apiKeys.accountId, accountId))
     .orderBy(desc(apiKeys.createdAt), apiKeys.id);
   const keys = rows.map((row): AccountKey => ({

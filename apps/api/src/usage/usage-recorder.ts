@@ -1,6 +1,7 @@
 import { keyUsage, sql, type Database } from '@domain-index/db';
 import type { Logger } from '../logger';
 import type { ApiMetrics } from '../ops/api-metrics';
+import { usageHourOf } from './usage-hour';
 
 /** How often an instance adds its counts to the shared table. */
 export const USAGE_FLUSH_MS = 5_000;
@@ -26,7 +27,7 @@ export class UsageRecorder {
 
   /** Counts one request of a key, with the rows it returned. */
   record(keyId: string, rows: number, at: Date): void {
-    const hour = Math.floor(at.getTime() / 3_600_000) * 3_600_000;
+    const hour = usageHourOf(at);
     const id = `${keyId} ${hour}`;
     const entry = this.pending.get(id);
     if (entry === undefined) this.pending.set(id, { keyId, hour, requests: 1, rows });
