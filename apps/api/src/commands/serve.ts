@@ -65,6 +65,13 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const usage = new UsageRecorder(database, logger, USAGE_FLUSH_MS, metrics);
   let server: Server;
   let reads: ReadNodes | undefined;
+  // Everything opened, closed in this order on a failed start and on shutdown (the usage
+  // counts still in memory are written before the pool closes).
+  const closeAll = async () => {
+    await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), health.close(), reads?.close(), probe.close()]);
+    await database.close();
+    await stopAdminServer(admin);
+  };
   try {
     const opened = await openReadNodes(config, database, metrics, logger);
     reads = opened;
@@ -108,9 +115,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   } catch (error) {
     // An open pool or limiter would keep the process alive with nothing to serve (and a
     // worker's primary would never learn that its start-up failed).
-    await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), health.close(), reads?.close(), probe.close()]);
-    await database.close();
-    await stopAdminServer(admin);
+    await closeAll();
     throw error;
   }
   // Idle connections stay open longer than a load balancer keeps its own (60 s on the common
@@ -118,9 +123,6 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   // get a reset, and answer its client 502.
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   const connections = trackConnections(server);
-  const limiter = rateLimiter;
-  const signIns = signInLimiter;
-  const readNodes = reads;
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
@@ -150,15 +152,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(() => {
-      // The usage counts still in memory are written before the pool closes.
-      void Promise.allSettled([limiter.close(), signIns.close(), usage.close(), health.close(), readNodes.close(), probe.close()])
-        .then(() => database.close())
-        .then(() => stopAdminServer(admin))
-        .finally(() => {
-          logger.info('stopped');
-          logger.flush();
-          process.exitCode = 0;
-        });
+      void closeAll().finally(() => {
+        logger.info('stopped');
+        logger.flush();
+        process.exitCode = 0;
+      });
     });
     connections.drain();
   };
