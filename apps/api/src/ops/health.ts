@@ -2,6 +2,8 @@ import { migrationStatus, sourceBatches, sourceSyncs, sql, type Database } from 
 import type { SourceConfig } from '@domain-index/indexer';
 import { Redis } from 'ioredis';
 import type { Clock } from '../clock';
+import { answersWithin } from './answers-within';
+import { redisConnected } from '../ratelimit/redis-connected';
 
 /** One check of the health report, as draft-inadmissible-rest-api-health-check words it. */
 export interface HealthCheck {
@@ -102,7 +104,7 @@ export class Health {
     time: string,
   ): Promise<{ reachable: boolean; check: HealthCheck }> {
     const started = performance.now();
-    const reachable = await withinTimeout(database.rows(sql`select 1 as ok`).then(() => true));
+    const reachable = await answersWithin(database.rows(sql`select 1 as ok`).then(() => true), CHECK_TIMEOUT_MS);
     const ms = round(performance.now() - started);
     return {
       reachable,
@@ -140,8 +142,8 @@ export class Health {
     const started = performance.now();
     // the first check may come before the connection is made
     if (redis.status === 'connecting' || redis.status === 'wait')
-      await withinTimeout(new Promise((resolve) => redis.once('ready', () => resolve(true))));
-    const answered = await withinTimeout(redis.ping().then((reply) => reply === 'PONG'));
+      await redisConnected(redis, CHECK_TIMEOUT_MS);
+    const answered = await answersWithin(redis.ping().then((reply) => reply === 'PONG'), CHECK_TIMEOUT_MS);
     const ms = round(performance.now() - started);
     return answered
       ? { componentType: 'datastore', status: 'pass', observedValue: ms, observedUnit: 'ms', time }
@@ -246,18 +248,6 @@ export function lastSuccess(
   return checkedUnchanged !== undefined && checkedUnchanged > appliedAt
     ? checkedUnchanged
     : appliedAt;
-}
-
-async function withinTimeout(check: Promise<boolean>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([check.catch(() => false), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

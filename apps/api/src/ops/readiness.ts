@@ -1,4 +1,5 @@
 import { sql, type Database } from '@domain-index/db';
+import { answersWithin } from './answers-within';
 
 /** Where an instance is in its life, as a load balancer must see it. */
 export type Phase = 'starting' | 'ready' | 'draining';
@@ -60,14 +61,6 @@ export class Readiness {
   private async reachDatabase(): Promise<boolean> {
     const database = this.database;
     if (database === undefined) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.checkTimeoutMs);
-    });
-    try {
-      return await Promise.race([database.rows(sql`select 1 as ok`).then(() => true, () => false), timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return answersWithin(database.rows(sql`select 1 as ok`).then(() => true), this.checkTimeoutMs);
   }
 }
