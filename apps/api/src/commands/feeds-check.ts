@@ -4,7 +4,7 @@ import { acquireFeed } from '../feeds/acquire-feed';
 import { checkFeed, LISTED_ERRORS, type CheckResult } from '../feeds/check-feed';
 import { openFeedInput, type OpenedFeed } from '../feeds/feed-input';
 import { FeedFetchError } from '../feeds/fetch-error';
-import { redact, resolveRequest } from '../feeds/request';
+import { redact, secretsOf } from '../feeds/request';
 import { unreadableFeedReason } from '../indexing/import-batch';
 import { CliError } from '../runtime';
 import { loadSources } from '../sources';
@@ -97,12 +97,8 @@ function failing(error: unknown): AsyncIterable<never> {
 }
 
 async function checkSource(source: SourceConfig, sample: number, now: Date): Promise<CheckResult> {
-  let secrets: string[] = [];
-  try {
-    secrets = resolveRequest(source).secrets;
-  } catch {
-    // acquireFeed reports the unset variable by name
-  }
+  // an unset variable is reported by acquireFeed, by name
+  const secrets = secretsOf(source);
   try {
     const feed = await acquireFeed(source);
     if (feed.unchanged !== undefined) throw new Error('unexpected 304 without validators');

@@ -53,6 +53,15 @@ export function originOf(url: string): string {
   }
 }
 
+/** The secret values of a source's requests, for redacting any message (none when they cannot be read). */
+export function secretsOf(source: SourceConfig): string[] {
+  try {
+    return resolveRequest(source).secrets;
+  } catch {
+    return [];
+  }
+}
+
 /** `text` with every secret replaced by `***`: for any message that may reach a log or an operator. */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;

@@ -5,7 +5,7 @@ import type { Clock } from '../clock';
 import { acquireFeed } from '../feeds/acquire-feed';
 import { openFeedInput, type OpenedFeed } from '../feeds/feed-input';
 import { FeedFetchError } from '../feeds/fetch-error';
-import { redact, resolveRequest } from '../feeds/request';
+import { redact, secretsOf } from '../feeds/request';
 import { currentValidators, fingerprintOf } from '../feeds/validators';
 import type { Logger } from '../logger';
 import { importBatch, rejectedSummary, unreadableFeedReason, type ImportSummary } from './import-batch';
@@ -44,14 +44,6 @@ export async function syncSource(source: SourceConfig, options: SyncSourceOption
   return lock.value;
 }
 
-/** The secret values of a source's requests, for redacting any message (none when they cannot be read). */
-function secretsOf(source: SourceConfig): string[] {
-  try {
-    return resolveRequest(source).secrets;
-  } catch {
-    return [];
-  }
-}
 
 /**
  * One attempt: fetch (conditionally, with the validators of the batch in the index), skip an
