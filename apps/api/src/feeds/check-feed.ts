@@ -1,5 +1,5 @@
 import { FeedSyntaxError, PROFILE_FIELD_NAMES, type FeedItem, type SourceConfig } from '@domain-index/indexer';
-import { DEFAULT_MAX_REJECTED_RATIO, unreadableFeedReason } from '../indexing/import-batch';
+import { batchRejection, unreadableFeedReason } from '../indexing/import-batch';
 import { stageItem } from '../indexing/stage-item';
 import { FeedFetchError } from './fetch-error';
 
@@ -53,7 +53,7 @@ export async function checkFeed(items: AsyncIterable<FeedItem>, source: SourceCo
     else throw error;
     result.errors.push({ record: error instanceof FeedSyntaxError && error.line > 0 ? error.line : null, reason: result.fatal });
   }
-  const considered = result.good + result.bad;
-  result.acceptable = result.fatal === undefined && result.good > 0 && result.bad / considered <= DEFAULT_MAX_REJECTED_RATIO;
+  // the import's own rule (import-batch.ts), on the rows this read
+  result.acceptable = result.fatal === undefined && batchRejection(result.good + result.bad, result.bad) === undefined;
   return result;
 }

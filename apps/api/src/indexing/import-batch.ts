@@ -208,14 +208,19 @@ async function stageBatch(
   summary.rejected += duplicates.count - duplicates.described.length;
 
   // skipped rows are neither good nor bad: the share is of the rows the batch tried to load
-  const considered = summary.rowsRead - summary.skipped;
-  if (considered > 0 && summary.rejected / considered > maxRatio) {
-    const percent = ((summary.rejected / considered) * 100).toFixed(1);
-    return {
-      ...summary,
-      reason: `${summary.rejected} of ${considered} rows (${percent}%) are bad, over the ${maxRatio * 100}% limit; the previous batch is kept`,
-    };
+  const reason = batchRejection(summary.rowsRead - summary.skipped, summary.rejected, maxRatio);
+  return reason === undefined ? summary : { ...summary, reason };
+}
+
+/**
+ * Why a batch of `considered` rows (skipped rows left out), `rejected` of them bad, may not be
+ * switched in: over `maxRatio` of them bad, or none good. Undefined when it may.
+ */
+export function batchRejection(considered: number, rejected: number, maxRatio = DEFAULT_MAX_REJECTED_RATIO): string | undefined {
+  if (considered > 0 && rejected / considered > maxRatio) {
+    const percent = ((rejected / considered) * 100).toFixed(1);
+    return `${rejected} of ${considered} rows (${percent}%) are bad, over the ${maxRatio * 100}% limit; the previous batch is kept`;
   }
-  if (considered - summary.rejected <= 0) return { ...summary, reason: 'the feed has no valid row; the previous batch is kept' };
-  return summary;
+  if (considered - rejected <= 0) return 'the feed has no valid row; the previous batch is kept';
+  return undefined;
 }
