@@ -4,7 +4,7 @@ import { parseLookupDomain } from '@domain-index/indexer';
 import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
 import type { ReadNodes } from '../replicas/read-nodes';
-import { checkKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '../auth/key-store';
+import { findKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '../auth/key-store';
 import { hashApiKey } from '../auth/api-key';
 import { DOMAIN_WIDTH, domainFromValues } from './domain-values';
 import { lookupQuery } from './lookup-query';
@@ -50,7 +50,8 @@ export function keyCheckWithLookup(deps: { reads: ReadNodes; clock: Clock }) {
         return database.values({ sql: rendered.sql, params: fillPlaceholders(rendered.params, params), prepare: true });
       });
     } catch {
-      return checkKey(deps.reads, key, deps.clock.now());
+      // the plain key lookup; authenticate's checkKey asks the primary about a key not found
+      return deps.reads.read('key_lookup', (database) => findKey(database, key, deps.clock.now()));
     }
     if (row === undefined) return undefined;
     const listing = row.slice(KEY_WIDTH, KEY_WIDTH + DOMAIN_WIDTH);
