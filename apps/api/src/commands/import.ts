@@ -1,9 +1,9 @@
-import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { Transform } from 'node:stream';
-import { compressionOf, SNIFF_BYTES } from '@domain-index/indexer';
+import { compressionOf } from '@domain-index/indexer';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
-import { openFeedInput, type FeedBytes, type OpenedFeed } from '../feeds/feed-input';
+import { head, openFeedInput, type FeedBytes, type OpenedFeed } from '../feeds/feed-input';
 import { importBatch, rejectedSummary, unreadableFeedReason } from '../indexing/import-batch';
 import { recordSync } from '../indexing/record-sync';
 import { CliError, openMigratedDatabase } from '../runtime';
@@ -40,7 +40,7 @@ export async function importCommand(config: Config, file: string, options: Impor
   if (file !== '-') {
     try {
       size = statSync(file).size;
-      zipped = compressionOf(source.profile?.compression ?? 'auto', firstBytes(file)) === 'zip';
+      zipped = compressionOf(source.profile?.compression ?? 'auto', await head(file)) === 'zip';
     } catch {
       throw new CliError(`cannot read ${file}: no such file`);
     }
@@ -92,16 +92,5 @@ export async function importCommand(config: Config, file: string, options: Impor
     if (summary.outcome === 'rejected') process.exitCode = 1;
   } finally {
     await database.close();
-  }
-}
-
-/** A file's first bytes, to recognise a zip (read from its end, so not as a stream). */
-function firstBytes(path: string): Uint8Array {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
-  } finally {
-    closeSync(fd);
   }
 }

@@ -30,7 +30,8 @@ export interface OpenOptions {
   now: Date;
 }
 
-async function head(path: string): Promise<Uint8Array> {
+/** A file's first bytes, to recognise its compression (a zip is read from its end, so not as a stream). */
+export async function head(path: string): Promise<Uint8Array> {
   const file = await open(path);
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
