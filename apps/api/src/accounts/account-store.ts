@@ -3,7 +3,7 @@ import { UnknownPlanError } from '../auth/key-store';
 import { hashToken, newPublicId, newSecretToken } from './secret-token';
 
 /** How long a one-time set-password link works. */
-export const LINK_TTL_MS = 24 * 3_600_000;
+const LINK_TTL_MS = 24 * 3_600_000;
 
 /** An account as the operator's `accounts list` and the dashboard see it. */
 export interface Account {

@@ -2,7 +2,7 @@ import { hash, verify } from '@node-rs/argon2';
 
 /** Bounds of a password: long enough to resist guessing, short enough to hash quickly. */
 export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
+const PASSWORD_MAX_LENGTH = 256;
 
 /**
  * Argon2id, the library's default algorithm, with its default cost (19 MiB, 2 passes: OWASP's

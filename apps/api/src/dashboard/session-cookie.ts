@@ -3,7 +3,7 @@ import { SESSION_ABSOLUTE_MS } from '../accounts/sessions';
 import { DASHBOARD } from './layout';
 
 /** The session cookie's name; `__Host-` binds it to this host and path when served over https. */
-export function sessionCookieName(secure: boolean): string {
+function sessionCookieName(secure: boolean): string {
   return secure ? '__Host-di_session' : 'di_session';
 }
 

@@ -4,9 +4,9 @@ import { FeedFetchError } from './fetch-error';
 import { originOf, redact, shownUrl, withQuery, type FeedRequest } from './request';
 
 /** Default time to wait for a feed server's response headers. */
-export const RESPONSE_TIMEOUT_MS = 60_000;
+const RESPONSE_TIMEOUT_MS = 60_000;
 /** Default time to wait for the next bytes of a response body. */
-export const IDLE_TIMEOUT_MS = 60_000;
+const IDLE_TIMEOUT_MS = 60_000;
 
 /** Default largest download: the whole feed is spooled to disk before it is read. */
 export const MAX_DOWNLOAD_BYTES = 16 * 2 ** 30;

@@ -2,7 +2,7 @@ import type { SourceConfig } from '@domain-index/indexer';
 import { FeedFetchError } from './fetch-error';
 
 /** Sent with every feed request: some marketplaces refuse requests without a User-Agent. */
-export const USER_AGENT = 'domain-index/1.0 (marketplace feed sync)';
+const USER_AGENT = 'domain-index/1.0 (marketplace feed sync)';
 
 const ENV_REFERENCE = /^env:(.+)$/;
 

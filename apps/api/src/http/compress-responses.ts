@@ -6,7 +6,7 @@ import { constants } from 'node:zlib';
  * How responses are compressed, chosen by measurement (bench/src/compression.ts, BENCHMARKS.md):
  * a page of 50 domain objects is about 40 KB of repetitive JSON.
  */
-export const COMPRESSION = {
+const COMPRESSION = {
   /** Smaller bodies (errors, a lookup's one domain) cost more to compress than they save. */
   thresholdBytes: 1024,
   gzipLevel: 6,

@@ -21,7 +21,7 @@ export interface AdminEndpoints {
  * /livez, /readyz, /metrics and a detailed /health, with no key, away from the API's port and
  * its access log, so that monitoring never competes with customers' requests.
  */
-export async function startAdminServer(
+async function startAdminServer(
   address: { host: string; port: number },
   endpoints: AdminEndpoints,
   logger: Logger,
