@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { migrateDatabase, openDatabase, sql } from '@domain-index/db';
 
-export const CLI = fileURLToPath(new URL('../../apps/api/bin/domain-index.js', import.meta.url));
+/**
+ * The `domain-index` command the benchmark runs (seed, serve, import): this checkout's, or with
+ * BENCH_API_CLI another checkout's, so that two commits of the API are measured by one and the
+ * same benchmark (BENCHMARKS.md, before and after).
+ */
+export const CLI = process.env.BENCH_API_CLI ?? fileURLToPath(new URL('../../apps/api/bin/domain-index.js', import.meta.url));
 const SEED_SOURCE = fileURLToPath(new URL('../../packages/indexer/src/seed.ts', import.meta.url));
 
 /** What the benchmark runs on, and how it got there. */

@@ -8,7 +8,8 @@ export const BENCH = {
    * Where a run's figures go: results.json for the standard 5M run that BENCHMARKS.md is made
    * from, results-<millions>m.json for another size (set beside it in BENCHMARKS.md).
    */
-  resultsFile: Number(process.env.BENCH_ROWS ?? 5_000_000) === 5_000_000 ? 'results.json' : `results-${Number(process.env.BENCH_ROWS) / 1_000_000}m.json`,
+  resultsFile:
+    process.env.BENCH_RESULTS_FILE ?? (Number(process.env.BENCH_ROWS ?? 5_000_000) === 5_000_000 ? 'results.json' : `results-${Number(process.env.BENCH_ROWS) / 1_000_000}m.json`),
   seed: 42,
   /** Requests per shape at concurrency 1. */
   sequentialRequests: Number(process.env.BENCH_SEQUENTIAL ?? 200),
