@@ -8,7 +8,6 @@ import type { TrustProxy } from './config';
 import { apiDocsRouter } from './api-docs/api-docs-router';
 import { probesRouter } from './ops/probes-router';
 import { Readiness } from './ops/readiness';
-import { compressResponses } from './http/compress-responses';
 import { errorHandler } from './http/error-handler';
 import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
 import { authenticate, revokeLeakedKey } from './auth/authenticate';
@@ -34,6 +33,7 @@ import type { ApiMetrics } from './ops/api-metrics';
 import { measureRequests } from './ops/request-metrics';
 import { PrimaryReads, type ReadNodes } from './replicas/read-nodes';
 import type { UsageRecorder } from './usage/usage-recorder';
+import { sendJson } from './wire/send-json';
 
 /** What the app needs from outside; tests pass their own to run several instances side by side. */
 export interface AppDeps {
@@ -81,7 +81,7 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(measureRequests(deps.metrics));
   app.use(requestId());
   app.use(requestLog(deps.logger));
-  app.use(compressResponses());
+  app.use(sendJson());
   if (deps.usage !== undefined) app.use(countUsage(deps.usage, deps.clock));
   if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, ...deps.dashboard }));
   app.use(apiDocsRouter());
