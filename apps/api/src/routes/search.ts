@@ -8,7 +8,8 @@ import { orQueryFailed } from '../http/query-failed';
 import { CountCache, countMatches } from '../search/count';
 import { filtersFingerprint, fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
 import { searchConditions } from '../search/filters';
-import { pageQuery, pageRows } from '../search/page-query';
+import { pageRows } from '../search/page-query';
+import { PageStatements } from '../search/page-statements';
 import { hasSearchTerms, pageStrategy } from '../search/page-strategy';
 import { resolveOrdering } from '../search/ordering';
 import { setRowsReturned } from '../usage/count-usage';
@@ -19,10 +20,11 @@ import { setRowsReturned } from '../usage/count-usage';
  */
 export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImplementation<Contract['searchDomains']> {
   const counts = new CountCache();
-  const count = async (key: string, where: SQL, now: number) => {
+  const statements = new PageStatements();
+  const count = async (key: string, where: () => SQL, now: number) => {
     const cached = counts.get(key, now);
     if (cached !== undefined) return cached;
-    const total = await countMatches(deps.reads, where, deps.countBudgetMs);
+    const total = await countMatches(deps.reads, where(), deps.countBudgetMs);
     counts.set(key, total, now);
     return total;
   };
@@ -43,13 +45,14 @@ export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImpl
         pageIndex = decoded.page;
       }
     }
-    const where = searchConditions(query, now);
+    // The count's conditions, built only when the count is not cached.
+    const where = () => searchConditions(query, now);
     const { limit } = query;
     const countKey = filtersFingerprint(query);
     const [rows, total] = await orQueryFailed(async () => {
       if (!hasSearchTerms(query)) {
         return Promise.all([
-          deps.reads.read('search_page', (database) => pageRows(database, pageQuery(database, where, ordering, after, limit, now, pageStrategy(query, ordering)))),
+          deps.reads.read('search_page', (database) => pageRows(database, statements.statement(database, query, ordering, after, now, pageStrategy(query, ordering)))),
           count(countKey, where, now.getTime()),
         ]);
       }
@@ -57,7 +60,7 @@ export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImpl
       // cached for 30 s, and cheap exactly when it decides for collecting).
       const counted = await count(countKey, where, now.getTime());
       const strategy = pageStrategy(query, ordering, counted);
-      return [await deps.reads.read('search_page', (database) => pageRows(database, pageQuery(database, where, ordering, after, limit, now, strategy))), counted] as const;
+      return [await deps.reads.read('search_page', (database) => pageRows(database, statements.statement(database, query, ordering, after, now, strategy))), counted] as const;
     });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;

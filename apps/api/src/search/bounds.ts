@@ -1,4 +1,5 @@
 import { sql, type AnyPgColumn, type SQL } from '@domain-index/db';
+import { inline, type Bind } from './bind';
 import { float4Threshold } from './float4-threshold';
 
 /** Which end of a range a parameter bounds. */
@@ -17,20 +18,25 @@ export type BoundSide = 'lower' | 'upper';
  * The kind comes from the column's own declaration, so a new bound on a new column type fails
  * here at once instead of reaching the database untyped.
  */
-export function bound(column: AnyPgColumn, side: BoundSide, value: number | undefined): SQL | undefined {
-  if (value === undefined || (side === 'lower' && value === 0)) return undefined;
+export function bound(column: AnyPgColumn, side: BoundSide, value: number | undefined, bind: Bind = inline): SQL | undefined {
+  if (!boundApplies(side, value)) return undefined;
   const operator = side === 'lower' ? sql`>=` : sql`<=`;
   switch (column.columnType) {
     case 'PgSmallInt':
     case 'PgInteger':
     case 'PgBigInt53':
-      return sql`${column} ${operator} ${side === 'lower' ? Math.ceil(value) : Math.floor(value)}::bigint`;
+      return sql`${column} ${operator} ${bind(side === 'lower' ? Math.ceil(value) : Math.floor(value))}::bigint`;
     case 'PgNumeric':
     case 'PgNumericNumber':
-      return sql`${column} ${operator} ${value}::numeric`;
+      return sql`${column} ${operator} ${bind(value)}::numeric`;
     case 'PgReal':
-      return sql`${column} ${operator} ${float4Threshold(value, side)}::real`;
+      return sql`${column} ${operator} ${bind(float4Threshold(value, side))}::real`;
     default:
       throw new Error(`no bound is defined for ${column.name}, a ${column.columnType} column`);
   }
+}
+
+/** Whether a bound is applied: given, and not a lower bound of 0 (see `bound`). */
+export function boundApplies(side: BoundSide, value: number | undefined): value is number {
+  return value !== undefined && !(side === 'lower' && value === 0);
 }

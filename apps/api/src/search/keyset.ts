@@ -1,4 +1,5 @@
 import { asc, desc, listings, sql, type SQL } from '@domain-index/db';
+import { inline, type Bind } from './bind';
 import type { CursorPosition } from './cursor';
 import type { Ordering } from './ordering';
 
@@ -24,19 +25,19 @@ export function orderBy(ordering: Ordering): SQL[] {
  * Rows strictly after the cursor in that order, as one row comparison: an index range start,
  * so page 1,000 costs what page 1 costs.
  */
-export function afterPosition(ordering: Ordering, after: CursorPosition): SQL {
+export function afterPosition(ordering: Ordering, after: CursorPosition, bind: Bind = inline): SQL {
   if (ordering.keySql === null) {
     return ordering.order === 'asc'
-      ? sql`(${listings.domainName}, ${listings.id}) > (${after.name}, ${after.id})`
-      : sql`(${listings.domainName}, ${listings.id}) < (${after.name}, ${after.id})`;
+      ? sql`(${listings.domainName}, ${listings.id}) > (${bind(after.name)}, ${bind(after.id)})`
+      : sql`(${listings.domainName}, ${listings.id}) < (${bind(after.name)}, ${bind(after.id)})`;
   }
   const key = sql.raw(ordering.keySql);
   const value = isFloatKey(ordering.keySql)
     ? after.key === null
       ? sql`'Infinity'::float8`
-      : sql`${after.key}::float8`
-    : sql`${after.key ?? 0}::int4`;
-  return sql`(${key}, ${listings.domainName}, ${listings.id}) > (${value}, ${after.name}, ${after.id}::int8)`;
+      : sql`${bind(after.key)}::float8`
+    : sql`${bind(after.key ?? 0)}::int4`;
+  return sql`(${key}, ${listings.domainName}, ${listings.id}) > (${value}, ${bind(after.name)}, ${bind(after.id)}::int8)`;
 }
 
 /**
@@ -44,7 +45,7 @@ export function afterPosition(ordering: Ordering, after: CursorPosition): SQL {
  * not-ended rule restated on the key (NULL is +Infinity, so no end time still qualifies) lets
  * the scan start after them instead of reading and discarding every ended row first.
  */
-export function skipEnded(ordering: Ordering, now: Date): SQL | undefined {
+export function skipEnded(ordering: Ordering, now: Date, bind: Bind = inline): SQL | undefined {
   if (ordering.sort !== 'auction_end_time' || ordering.order !== 'asc' || ordering.keySql === null) return undefined;
-  return sql`${sql.raw(ordering.keySql)} > ${now.getTime() / 1000}::float8`;
+  return sql`${sql.raw(ordering.keySql)} > ${bind(now.getTime() / 1000)}::float8`;
 }

@@ -1,6 +1,7 @@
 import type { Domain } from '@domain-index/contract';
-import { and, inArray, listings, sql, type Database, type SQL } from '@domain-index/db';
+import { and, inArray, listings, sql, type Database, type Placeholder, type RenderedStatement, type SQL } from '@domain-index/db';
 import { DOMAIN_COLUMNS, DOMAIN_WIDTH, domainFromValues } from '../listings/domain-values';
+import { inline, type Bind } from './bind';
 import type { CursorPosition } from './cursor';
 import { afterPosition, orderBy, skipEnded, sortKeySelection } from './keyset';
 import type { Ordering } from './ordering';
@@ -10,7 +11,8 @@ import type { PageStrategy } from './page-strategy';
  * The statement of one search page: the rows after the cursor in the search's order, one more
  * than the page so that `has_more` is known. Returned unexecuted so the benchmark can send the
  * very same SQL straight to the database. `strategy` says how the page's rows are found
- * (page-strategy.ts); every strategy gives the same rows.
+ * (page-strategy.ts); every strategy gives the same rows. `bind` takes every value, as it took
+ * those of `where` (bind.ts).
  */
 export function pageQuery(
   database: Database,
@@ -20,23 +22,24 @@ export function pageQuery(
   limit: number,
   now: Date,
   strategy: PageStrategy = 'walk',
+  bind: Bind = inline,
 ) {
-  const conditions = and(where, skipEnded(ordering, now), after === undefined ? undefined : afterPosition(ordering, after));
+  const conditions = and(where, skipEnded(ordering, now, bind), after === undefined ? undefined : afterPosition(ordering, after, bind));
   // The domain object, then what the next cursor needs (see pageRows).
   const columns = { domain: DOMAIN_COLUMNS, sort_key: sortKeySelection(ordering), id: listings.id };
   if (strategy === 'walk') {
-    return database.db.select(columns).from(listings).where(conditions).orderBy(...orderBy(ordering)).limit(limit + 1);
+    return database.db.select(columns).from(listings).where(conditions).orderBy(...orderBy(ordering)).limit(bind(limit + 1));
   }
   // Two steps: the page's ids first, reading only the columns filtered and sorted on, then the rows.
   const ids =
     strategy === 'collect'
-      ? collectedIds(conditions, ordering, limit + 1)
+      ? collectedIds(conditions, ordering, bind(limit + 1))
       : database.db
           .select({ id: listings.id })
           .from(listings)
           .where(conditions)
           .orderBy(...orderBy(ordering))
-          .limit(limit + 1);
+          .limit(bind(limit + 1));
   return database.db
     .select(columns)
     .from(listings)
@@ -52,8 +55,8 @@ export interface PageRow {
 }
 
 /** Runs a page statement and reads its rows, straight from the driver's arrays. */
-export async function pageRows(database: Database, statement: ReturnType<typeof pageQuery>): Promise<PageRow[]> {
-  const rows = await database.values(statement.toSQL());
+export async function pageRows(database: Database, statement: ReturnType<typeof pageQuery> | RenderedStatement): Promise<PageRow[]> {
+  const rows = await database.values('toSQL' in statement ? statement.toSQL() : statement);
   return rows.map((values) => ({
     domain: domainFromValues(values),
     sortKey: values[DOMAIN_WIDTH] as number | null,
@@ -66,7 +69,7 @@ export async function pageRows(database: Database, statement: ReturnType<typeof 
  * The page's ids from all matches, sorted. `offset 0` keeps PostgreSQL from planning the
  * matches with the limit in view, so it gathers them through the substring indexes.
  */
-function collectedIds(conditions: SQL | undefined, ordering: Ordering, limit: number): SQL {
+function collectedIds(conditions: SQL | undefined, ordering: Ordering, limit: number | Placeholder): SQL {
   const key = ordering.keySql === null ? sql`null::float8` : sql.raw(ordering.keySql);
   // domain_name descending walks name and id backwards; every keyed order is ascending
   const direction = sql.raw(ordering.keySql === null && ordering.order === 'desc' ? 'desc' : 'asc');
