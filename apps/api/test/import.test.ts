@@ -6,6 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../src/clock';
 import { importBatch, importBatches, type ImportSummary } from '../src/indexing/import-batch';
+import { LISTING_COLUMN_LIST } from '../src/indexing/listing-columns';
 import { lastCheckedAt } from '../src/listings/last-checked-at';
 import { auctionRecord, jsonlFeed } from './support/feeds';
 import { startApi } from './support/start-api';
@@ -218,6 +219,70 @@ for (const { engine, skip } of testEngines()) {
       expect(await namesOf(test.database, 'alpha')).toEqual([]);
       expect(await tableOf(test.database)).toEqual(table);
       expect(await indexesOf(test.database)).toEqual(indexes);
+      expect(await test.database.rows(sql`select 1 from pg_tables where tablename like 'listings_load_%'`)).toEqual([]);
+    });
+
+    it.skipIf(engine !== 'postgres')('keeps the empty index and leaves no table of its own when an index build of a first load fails', async () => {
+      // On PostgreSQL the first load's indexes are built outside the switch, from two sessions.
+      const indexes = await indexesOf(test.database);
+      const table = await tableOf(test.database);
+      await test.database.db.execute(sql`
+        create function fail_gin_build() returns event_trigger language plpgsql as $$
+        declare created record;
+        begin
+          for created in select objid from pg_event_trigger_ddl_commands() where object_identity like '%listings_load_%' loop
+            if exists (select 1 from pg_class i join pg_am a on a.oid = i.relam where i.oid = created.objid and a.amname = 'gin') then
+              raise exception 'injected index build fault';
+            end if;
+          end loop;
+        end $$`);
+      await test.database.db.execute(sql`create event trigger fail_gin_build on ddl_command_end when tag in ('CREATE INDEX') execute function fail_gin_build()`);
+      try {
+        const failure = await run(test.database, jsonlFeed([auctionRecord('aaa.com'), auctionRecord('bbb.com')])).then(
+          () => undefined,
+          (error: unknown) => error as Error & { cause?: Error },
+        );
+        expect(failure?.cause?.message ?? failure?.message).toContain('injected index build fault');
+      } finally {
+        await test.database.db.execute(sql`drop event trigger fail_gin_build`);
+        await test.database.db.execute(sql`drop function fail_gin_build()`);
+      }
+      expect(await namesOf(test.database, 'alpha')).toEqual([]);
+      expect(await tableOf(test.database)).toEqual(table);
+      expect(await indexesOf(test.database)).toEqual(indexes);
+      expect(await test.database.rows(sql`select 1 from pg_tables where tablename like 'listings_load_%'`)).toEqual([]);
+    });
+
+    it.skipIf(engine !== 'postgres')('switches a first load by the ordinary path when another import filled listings while its indexes were built', async () => {
+      const table = await tableOf(test.database);
+      // While the first index is built, a row of another source reaches listings, as another
+      // import's switch would put it there.
+      await test.database.db.execute(sql.raw(`
+        create function fill_listings() returns event_trigger language plpgsql as $$
+        declare created record;
+        begin
+          for created in select objid from pg_event_trigger_ddl_commands() where object_identity like '%listings_load_%' loop
+            -- the two sessions building indexes: one at a time, so that only the first fills it
+            perform pg_advisory_xact_lock(20201);
+            if not exists (select 1 from listings) then
+              execute format('insert into listings (${LISTING_COLUMN_LIST}, updated_at) select ${LISTING_COLUMN_LIST}, updated_at from %s limit 1',
+                             (select indrelid::regclass from pg_index where indexrelid = created.objid));
+              update listings set source = 'beta', domain_name = 'meanwhile.com';
+            end if;
+          end loop;
+        end $$`));
+      await test.database.db.execute(sql`create event trigger fill_listings on ddl_command_end when tag in ('CREATE INDEX') execute function fill_listings()`);
+      try {
+        const summary = await run(test.database, jsonlFeed([auctionRecord('aaa.com'), auctionRecord('bbb.com')]));
+        expect(summary).toMatchObject({ outcome: 'applied', inserted: 2 });
+      } finally {
+        await test.database.db.execute(sql`drop event trigger fill_listings`);
+        await test.database.db.execute(sql`drop function fill_listings()`);
+      }
+      expect(await namesOf(test.database, 'alpha')).toEqual(['aaa.com', 'bbb.com']);
+      expect(await namesOf(test.database, 'beta')).toEqual(['meanwhile.com']);
+      // the same table, in place: the prepared one was dropped
+      expect((await tableOf(test.database)).oid).toBe(table.oid);
       expect(await test.database.rows(sql`select 1 from pg_tables where tablename like 'listings_load_%'`)).toEqual([]);
     });
 

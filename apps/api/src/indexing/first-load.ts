@@ -50,36 +50,10 @@ export class FirstLoad {
    * listings in SHARE ROW EXCLUSIVE mode, so that it stays empty until the swap.
    */
   static async begin(tx: Transaction, kind: Database['kind']): Promise<FirstLoad | undefined> {
-    const isEmpty = async () =>
-      resultRows<{ empty: boolean }>(
-        await tx.execute(sql`select not exists (select 1 from listings) as empty`),
-      )[0]?.empty === true;
-    if (!(await isEmpty())) return undefined;
+    if (!(await isEmpty(tx))) return undefined;
     await tx.execute(sql`lock table listings in share row exclusive mode`);
     // another process may have loaded rows between the check and the lock
-    if (!(await isEmpty())) return undefined;
-    const [replaceable] = resultRows<{ ok: boolean }>(
-      await tx.execute(sql`
-        select c.relowner = (select oid from pg_roles where rolname = current_user)
-           and c.relreplident = 'd'
-           and not exists (select 1 from pg_trigger where tgrelid = c.oid and not tgisinternal)
-           and not exists (select 1 from pg_rewrite where ev_class = c.oid)
-           and not exists (select 1 from pg_policy where polrelid = c.oid)
-           and not exists (select 1 from pg_attribute where attrelid = c.oid and attacl is not null)
-           and not exists (select 1 from pg_publication_rel where prrelid = c.oid)
-           -- a view's rule, a foreign key (LIKE copies none), a function body that names it;
-           -- not its own CHECK constraints and generated columns, which LIKE copies
-           and not exists (
-             select 1 from pg_depend d
-             where d.refclassid = 'pg_class'::regclass and d.refobjid = c.oid and d.deptype = 'n'
-               and not (d.classid = 'pg_constraint'::regclass
-                        and exists (select 1 from pg_constraint k where k.oid = d.objid and k.conrelid = c.oid and k.contype <> 'f'))
-               and not (d.classid = 'pg_attrdef'::regclass
-                        and exists (select 1 from pg_attrdef a where a.oid = d.objid and a.adrelid = c.oid)))
-           as ok
-        from pg_class c where c.oid = 'listings'::regclass`),
-    );
-    if (replaceable?.ok !== true) return undefined;
+    if (!(await isEmpty(tx)) || !(await isReplaceable(tx))) return undefined;
 
     const table = `listings_load_${randomBytes(6).toString('hex')}`;
     // Columns, defaults, the identity, generated columns, CHECK constraints, storage and
@@ -147,21 +121,74 @@ export class FirstLoad {
         left join pg_roles r on r.oid = a.grantee
         where c.oid = 'listings'::regclass and a.grantee <> c.relowner`),
     ).map((row) => row.grant);
-    // GIN builds sort their keys in memory; PostgreSQL's 64 MB default makes them spill to disk.
-    if (kind === 'postgres') {
-      await tx.execute(sql`
-        select set_config('maintenance_work_mem', '512MB', true)
-        where pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes('512MB')`);
-    }
+    if (kind === 'postgres') await raiseMaintenanceMemory(tx);
     return new FirstLoad(table, plans, grants);
   }
 
   /**
-   * Builds the indexes on the loaded rows, then puts the loaded table in place of listings
-   * under the original names of the table, its identity sequence, its indexes and constraints.
+   * Builds the indexes on the loaded rows in the switch's own transaction, then puts the loaded
+   * table in place of listings (`swap`).
    */
   async finish(tx: Transaction): Promise<void> {
     for (const index of this.indexes) await tx.execute(sql.raw(index.create));
+    await this.swap(tx);
+  }
+
+  /**
+   * Builds the indexes of a loaded table that is committed (a prepared load), from `sessions`
+   * sessions side by side, the two GIN indexes first: they take the longest and PostgreSQL
+   * builds them on one core, while each btree build already has parallel workers. Stops taking
+   * new indexes once one build has failed, and throws that failure.
+   */
+  async buildIndexes(database: Database, sessions: number): Promise<void> {
+    const queue = [...this.indexes].sort(
+      (a, b) => Number(/ using gin /i.test(b.create)) - Number(/ using gin /i.test(a.create)),
+    );
+    let failure: Error | undefined;
+    await Promise.all(
+      Array.from({ length: sessions }, async () => {
+        for (
+          let index = queue.shift();
+          index !== undefined && failure === undefined;
+          index = queue.shift()
+        ) {
+          try {
+            await database.db.transaction(async (tx) => {
+              await raiseMaintenanceMemory(tx);
+              await tx.execute(sql.raw(index.create));
+            });
+          } catch (error) {
+            failure ??= error instanceof Error ? error : new Error(String(error));
+          }
+        }
+      }),
+    );
+    if (failure !== undefined) throw failure;
+  }
+
+  /**
+   * Takes the place of listings with a prepared load, in the switch transaction: when listings
+   * is still empty and replaceable (another process may have loaded it meanwhile), swaps the
+   * tables and returns true; otherwise changes nothing and returns false, and the caller
+   * switches the batch by the ordinary path.
+   */
+  async takeOver(tx: Transaction): Promise<boolean> {
+    await tx.execute(sql`lock table listings in share row exclusive mode`);
+    if (!(await isEmpty(tx)) || !(await isReplaceable(tx))) return false;
+    await this.swap(tx);
+    return true;
+  }
+
+  /** Drops the loaded table if it is still there: a failed or abandoned prepared load. */
+  async discard(database: Database): Promise<void> {
+    await database.db.execute(sql.raw(`drop table if exists "${this.table}"`));
+  }
+
+  /**
+   * Puts the loaded table in place of listings under the original names of the table, its
+   * identity sequence, its indexes and constraints, with its grants.
+   */
+  private async swap(tx: Transaction): Promise<void> {
     // From here to the commit: milliseconds of ACCESS EXCLUSIVE.
     await tx.execute(sql`lock table listings in access exclusive mode`);
     await tx.execute(sql`drop table listings`);
@@ -185,3 +212,47 @@ export class FirstLoad {
   }
 }
 
+async function isEmpty(tx: Transaction): Promise<boolean> {
+  return (
+    resultRows<{ empty: boolean }>(
+      await tx.execute(sql`select not exists (select 1 from listings) as empty`),
+    )[0]?.empty === true
+  );
+}
+
+/** GIN builds sort their keys in memory; PostgreSQL's 64 MB default makes them spill to disk. */
+async function raiseMaintenanceMemory(tx: Transaction): Promise<void> {
+  await tx.execute(sql`
+    select set_config('maintenance_work_mem', '512MB', true)
+    where pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes('512MB')`);
+}
+
+/**
+ * Whether replacing listings loses nothing (see `FirstLoad.begin`): this role owns it, and no
+ * trigger, rule, policy, column privilege, publication, non-default replica identity or
+ * dependent object would be dropped or left behind.
+ */
+async function isReplaceable(tx: Transaction): Promise<boolean> {
+  const [replaceable] = resultRows<{ ok: boolean }>(
+    await tx.execute(sql`
+        select c.relowner = (select oid from pg_roles where rolname = current_user)
+           and c.relreplident = 'd'
+           and not exists (select 1 from pg_trigger where tgrelid = c.oid and not tgisinternal)
+           and not exists (select 1 from pg_rewrite where ev_class = c.oid)
+           and not exists (select 1 from pg_policy where polrelid = c.oid)
+           and not exists (select 1 from pg_attribute where attrelid = c.oid and attacl is not null)
+           and not exists (select 1 from pg_publication_rel where prrelid = c.oid)
+           -- a view's rule, a foreign key (LIKE copies none), a function body that names it;
+           -- not its own CHECK constraints and generated columns, which LIKE copies
+           and not exists (
+             select 1 from pg_depend d
+             where d.refclassid = 'pg_class'::regclass and d.refobjid = c.oid and d.deptype = 'n'
+               and not (d.classid = 'pg_constraint'::regclass
+                        and exists (select 1 from pg_constraint k where k.oid = d.objid and k.conrelid = c.oid and k.contype <> 'f'))
+               and not (d.classid = 'pg_attrdef'::regclass
+                        and exists (select 1 from pg_attrdef a where a.oid = d.objid and a.adrelid = c.oid)))
+           as ok
+        from pg_class c where c.oid = 'listings'::regclass`),
+  );
+  return replaceable?.ok === true;
+}

@@ -27,26 +27,66 @@ const valuesOf = (alias: string) => sql.raw(`(${qualified(alias, valueColumns)})
 /** Every written column of the staging table, qualified for a statement that joins it. */
 const stagedColumns = sql.raw(qualified('s', LISTING_COLUMNS.map(([name]) => name)));
 
+/** Sessions that build a prepared first load's indexes side by side (one per core of the benchmark's server). */
+const INDEX_BUILD_SESSIONS = 2;
+
 /**
  * Makes each source's rows exactly its staged rows, all in one transaction: readers see the old
  * sets or the new sets, never a mix and never none. Advisory locks, taken in a fixed order,
  * serialise switches of one source across processes. A first load into an empty index takes
- * the bulk path of first-load.ts.
+ * the bulk path of first-load.ts: on PostgreSQL prepared before the switch, its indexes built
+ * from several sessions; on PGlite (one connection) inside it.
  */
 export async function switchBatches(database: Database, batches: readonly StagedSource[], now: Date): Promise<SwitchCounts[]> {
   const at = now.toISOString();
+  // Two batches of one source must go through the upsert, the second replacing the first.
+  const distinctSources = new Set(batches.map((batch) => batch.sourceId)).size === batches.length;
+  if (distinctSources && database.kind === 'postgres') {
+    const switched = await switchPreparedLoad(database, batches, at);
+    if (switched !== undefined) return switched;
+  }
   return database.db.transaction(async (tx) => {
-    for (const sourceId of batches.map((batch) => batch.sourceId).sort()) {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`domain-index:switch:${sourceId}`}))`);
-    }
-    // Two batches of one source must go through the upsert, the second replacing the first.
-    const distinctSources = new Set(batches.map((batch) => batch.sourceId)).size === batches.length;
+    await lockSources(tx, batches);
     const load = distinctSources ? await FirstLoad.begin(tx, database.kind) : undefined;
     const counts: SwitchCounts[] = [];
     for (const batch of batches) counts.push(load ? await appendSource(tx, batch, at, load.table) : await switchSource(tx, batch, at));
     await load?.finish(tx);
     return counts;
   });
+}
+
+async function lockSources(tx: Transaction, batches: readonly StagedSource[]): Promise<void> {
+  for (const sourceId of batches.map((batch) => batch.sourceId).sort()) {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`domain-index:switch:${sourceId}`}))`);
+  }
+}
+
+/**
+ * A first load prepared outside the switch transaction, so that its indexes can be built from
+ * several sessions: the new table is created and committed, the rows appended, the indexes
+ * built side by side, and only then does the switch transaction swap it in, if listings is
+ * still empty. Readers see nothing of it before the swap (the table is not listings), and a
+ * failure anywhere, or a listings that another import filled meanwhile, drops the new table and
+ * leaves listings as it was; undefined then, or when listings is not empty or not replaceable,
+ * and the batches take the ordinary path. A process killed in the middle leaves a table named
+ * listings_load_*, as it leaves its staging tables, which nothing reads.
+ */
+async function switchPreparedLoad(database: Database, batches: readonly StagedSource[], at: string): Promise<SwitchCounts[] | undefined> {
+  const load = await database.db.transaction((tx) => FirstLoad.begin(tx, database.kind));
+  if (load === undefined) return undefined;
+  try {
+    const counts: SwitchCounts[] = [];
+    for (const batch of batches) counts.push(await database.db.transaction((tx) => appendRows(tx, batch, at, load.table)));
+    await load.buildIndexes(database, INDEX_BUILD_SESSIONS);
+    return await database.db.transaction(async (tx) => {
+      await lockSources(tx, batches);
+      if (!(await load.takeOver(tx))) return undefined;
+      for (const batch of batches) await recordBatch(tx, batch.sourceId, at);
+      return counts;
+    });
+  } finally {
+    await load.discard(database);
+  }
 }
 
 async function switchSource(tx: Transaction, { sourceId, table }: StagedSource, at: string): Promise<SwitchCounts> {
@@ -98,7 +138,14 @@ async function switchSource(tx: Transaction, { sourceId, table }: StagedSource, 
  * so it is appended as it is, with no conflict to check and nothing to remove. In name order,
  * as the upsert writes it, so that both paths leave the same physical order.
  */
-async function appendSource(tx: Transaction, { sourceId, table }: StagedSource, at: string, target: string): Promise<SwitchCounts> {
+async function appendSource(tx: Transaction, batch: StagedSource, at: string, target: string): Promise<SwitchCounts> {
+  const counts = await appendRows(tx, batch, at, target);
+  await recordBatch(tx, batch.sourceId, at);
+  return counts;
+}
+
+/** Appends a staged batch's rows, every one new, to a first load's table. */
+async function appendRows(tx: Transaction, { table }: StagedSource, at: string, target: string): Promise<SwitchCounts> {
   const [appended] = resultRows<{ inserted: number }>(
     await tx.execute(sql`
       with appended as (
@@ -109,7 +156,6 @@ async function appendSource(tx: Transaction, { sourceId, table }: StagedSource, 
       )
       select count(*)::int as inserted from appended`),
   );
-  await recordBatch(tx, sourceId, at);
   return { inserted: appended?.inserted ?? 0, updated: 0, unchanged: 0, removed: 0 };
 }
 
