@@ -99,5 +99,6 @@ async function rawSize(url: string, encoding: string): Promise<number> {
 
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(`${resultsDir}compression.json`, `${JSON.stringify({ listings: dataset.listings, rounds: ROUNDS, ...results }, null, 2)}\n`);
+// BENCH_RESULTS_FILE: another commit's API (BENCH_API_CLI), kept beside this one's.
+writeFileSync(`${resultsDir}${process.env.BENCH_RESULTS_FILE ?? 'compression.json'}`, `${JSON.stringify({ listings: dataset.listings, rounds: ROUNDS, ...results }, null, 2)}\n`);
 process.stdout.write(`${lines.join('\n')}\n\nEnd to end: medians of ${ROUNDS} alternating rounds over ${dataset.listings} listings; the API is one process (WORKERS=1).\n`);

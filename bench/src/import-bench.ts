@@ -46,11 +46,11 @@ export async function measureImport(
   file: string,
   rows: number,
   fresh = true,
-  options: { source?: string; env?: Record<string, string> } = {},
+  options: { source?: string; env?: Record<string, string>; cli?: string } = {},
 ): Promise<ImportResult> {
   if (fresh) await freshDatabase(adminUrl, url);
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'import', '--source', options.source ?? 'bidhaus', file], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, 'import', '--source', options.source ?? 'bidhaus', file], {
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

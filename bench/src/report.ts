@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { beforeAfterSection } from './before-after';
 import { fileURLToPath } from 'node:url';
 import type { CpuSplit } from './cpu';
 import type { Dataset } from './dataset';
@@ -148,9 +149,13 @@ ${extra('stats (warm cache)', (r) => r.stats.warm)}
 
 const DEEP_PAGE_LABEL = 200;
 
+/** The commit results-before.json measured: the API before issue 20's changes. */
+const BEFORE_LABEL = 'cd24b34 (the API before issue 20)';
+
 /**
  * Writes BENCHMARKS.md (repository root) and the chart from the JSON results: the standard run
- * (results.json), a larger one beside it when there is one (results-20m.json), then the notes
+ * (results.json), a larger one beside it when there is one (results-20m.json), the same run
+ * against an earlier commit when there is one (results-before.json), then the notes
  * written by hand (bench/notes/*.md, in name order) and the analysis (bench/ANALYSIS.md).
  */
 export function writeReport(resultsDir: string): void {
@@ -248,5 +253,7 @@ ${r.pglite.map((p) => `| ${p.name} | ${p.p50} | ${p.p99} | ${ok(p.p50 <= 50)} |`
   const analysisFile = fileURLToPath(new URL('../ANALYSIS.md', import.meta.url));
   const analysis = existsSync(analysisFile) ? `\n${readFileSync(analysisFile, 'utf8')}` : '';
   const scale = large === undefined ? '' : `\n${scaleSection(r, large)}`;
-  writeFileSync(fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url)), md + scale + notes + analysis);
+  const beforeFile = `${resultsDir}results-before.json`;
+  const comparison = existsSync(beforeFile) ? `\n${beforeAfterSection(JSON.parse(readFileSync(beforeFile, 'utf8')) as Results, r, BEFORE_LABEL)}` : '';
+  writeFileSync(fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url)), md + scale + comparison + notes + analysis);
 }
