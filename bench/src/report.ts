@@ -150,7 +150,7 @@ ${extra('stats (warm cache)', (r) => r.stats.warm)}
 const DEEP_PAGE_LABEL = 200;
 
 /** The commit results-before.json measured: the API before issue 20's changes. */
-const BEFORE_LABEL = 'cd24b34 (the API before issue 20)';
+const BEFORE_LABEL = 'cd24b34, the API before issue 20';
 
 /**
  * Writes BENCHMARKS.md (repository root) and the chart from the JSON results: the standard run
