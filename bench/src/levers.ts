@@ -7,14 +7,14 @@
 // CPU time of this process per operation (process.cpuUsage), medians of the rounds.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { searchQuerySchema, type ListEnvelope } from '@domain-index/contract';
+import { searchQuerySchema, type ListEnvelope, type SearchQuery } from '@domain-index/contract';
 import { openDatabase } from '@domain-index/db';
 import { META } from '@domain-index/api/src/http/meta';
 import { searchConditions } from '@domain-index/api/src/search/filters';
-import { resolveOrdering } from '@domain-index/api/src/search/ordering';
+import { resolveOrdering, type Ordering } from '@domain-index/api/src/search/ordering';
 import { pageQuery, pageRows } from '@domain-index/api/src/search/page-query';
 import { PageStatements } from '@domain-index/api/src/search/page-statements';
-import { pageStrategy } from '@domain-index/api/src/search/page-strategy';
+import { pageStrategy, type PageStrategy } from '@domain-index/api/src/search/page-strategy';
 import { serializeListEnvelope } from '@domain-index/api/src/wire/compiled-json';
 import { ensureDataset } from './dataset';
 import { BENCH } from './settings';
@@ -31,6 +31,24 @@ function cpuPerCall(runs: number, once: () => unknown): number {
   const used = process.cpuUsage(started);
   return (used.user + used.system) / runs;
 }
+/**
+ * CPU microseconds per call of the old way and the new way, medians of ROUNDS rounds that
+ * alternate which goes first.
+ */
+function sideBySide(runs: number, old: () => unknown, next: () => unknown): [number, number] {
+  const olds: number[] = [];
+  const nexts: number[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    if (round % 2 === 0) {
+      olds.push(cpuPerCall(runs, old));
+      nexts.push(cpuPerCall(runs, next));
+    } else {
+      nexts.push(cpuPerCall(runs, next));
+      olds.push(cpuPerCall(runs, old));
+    }
+  }
+  return [round1(median(olds)), round1(median(nexts))];
+}
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const round1 = (value: number) => Math.round(value * 10) / 10;
@@ -39,6 +57,18 @@ const dataset = await ensureDataset(BENCH.databaseUrl, BENCH.rows, BENCH.seed);
 log(`dataset: ${dataset.listings} listings`);
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 2 });
 const now = new Date();
+
+/** A first page's statement, built and rendered by Drizzle, as before the statement cache. */
+const renderedPage = (q: SearchQuery, ordering: Ordering, strategy: PageStrategy) =>
+  pageQuery(
+    database,
+    searchConditions(q, now),
+    ordering,
+    undefined,
+    q.limit,
+    now,
+    strategy,
+  ).toSQL();
 
 // 1. Serialising real pages.
 const serializing: {
@@ -51,18 +81,7 @@ const serializing: {
 for (const limit of [50, 200]) {
   const q = searchQuerySchema.parse({ status: 'all', limit: String(limit) });
   const ordering = resolveOrdering(q);
-  const rows = await pageRows(
-    database,
-    pageQuery(
-      database,
-      searchConditions(q, now),
-      ordering,
-      undefined,
-      q.limit,
-      now,
-      pageStrategy(q, ordering),
-    ),
-  );
+  const rows = await pageRows(database, renderedPage(q, ordering, pageStrategy(q, ordering)));
   const body: ListEnvelope = {
     object: 'list',
     data: rows.slice(0, limit).map((row) => row.domain),
@@ -72,26 +91,18 @@ for (const limit of [50, 200]) {
   };
   if (serializeListEnvelope(body) !== JSON.stringify(body))
     throw new Error('the compiled serializer differs from JSON.stringify');
-  const stringify: number[] = [];
-  const compiled: number[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const runs = limit === 50 ? 4000 : 1000;
-    if (round % 2 === 0) {
-      stringify.push(cpuPerCall(runs, () => JSON.stringify(body)));
-      compiled.push(cpuPerCall(runs, () => serializeListEnvelope(body)));
-    } else {
-      compiled.push(cpuPerCall(runs, () => serializeListEnvelope(body)));
-      stringify.push(cpuPerCall(runs, () => JSON.stringify(body)));
-    }
-  }
+  const [stringifyUs, compiledUs] = sideBySide(
+    limit === 50 ? 4000 : 1000,
+    () => JSON.stringify(body),
+    () => serializeListEnvelope(body),
+  );
   const entry = {
     page: `${limit} rows`,
     bytes: Buffer.byteLength(JSON.stringify(body)),
-    stringifyUs: round1(median(stringify)),
-    compiledUs: round1(median(compiled)),
-    ratio: 0,
+    stringifyUs,
+    compiledUs,
+    ratio: Math.round((compiledUs / stringifyUs) * 100) / 100,
   };
-  entry.ratio = Math.round((entry.compiledUs / entry.stringifyUs) * 100) / 100;
   serializing.push(entry);
   log(`serialise ${entry.page}: ${entry.stringifyUs} us against ${entry.compiledUs} us`);
 }
@@ -103,39 +114,19 @@ for (const shape of SEARCH_SHAPES) {
   const ordering = resolveOrdering(q);
   const strategy = pageStrategy(q, ordering);
   const cache = new PageStatements();
-  const rendered = () =>
-    pageQuery(
-      database,
-      searchConditions(q, now),
-      ordering,
-      undefined,
-      q.limit,
-      now,
-      strategy,
-    ).toSQL();
+  const rendered = () => renderedPage(q, ordering, strategy);
   const cached = () => cache.statement(database, q, ordering, undefined, now, strategy);
   const a = rendered();
   const b = cached();
   if (a.sql !== b.sql || JSON.stringify(a.params) !== JSON.stringify(b.params))
     throw new Error(`${shape.name}: the cached statement differs`);
-  const renderedRuns: number[] = [];
-  const cachedRuns: number[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    if (round % 2 === 0) {
-      renderedRuns.push(cpuPerCall(2000, rendered));
-      cachedRuns.push(cpuPerCall(2000, cached));
-    } else {
-      cachedRuns.push(cpuPerCall(2000, cached));
-      renderedRuns.push(cpuPerCall(2000, rendered));
-    }
-  }
+  const [renderedUs, cachedUs] = sideBySide(2000, rendered, cached);
   const entry = {
     shape: shape.name,
-    renderedUs: round1(median(renderedRuns)),
-    cachedUs: round1(median(cachedRuns)),
-    ratio: 0,
+    renderedUs,
+    cachedUs,
+    ratio: Math.round((cachedUs / renderedUs) * 100) / 100,
   };
-  entry.ratio = Math.round((entry.cachedUs / entry.renderedUs) * 100) / 100;
   statements.push(entry);
   log(`statement ${shape.name}: ${entry.renderedUs} us against ${entry.cachedUs} us`);
 }

@@ -1,4 +1,4 @@
-import { searchQuerySchema } from '@domain-index/contract';
+import { searchQuerySchema, SORT_FIELDS } from '@domain-index/contract';
 import { testEngines } from '@domain-index/db/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,15 +11,6 @@ import { fixtureClock } from './support/fixture-index';
 import { startFixtureApi } from './support/fixture-api';
 import type { RunningApi } from './support/start-api';
 
-const SORTS = [
-  'domain_name',
-  'length',
-  'current_bid',
-  'auction_end_time',
-  'bid_count',
-  'buy_now_price',
-  'index_score',
-] as const;
 const bound = (max: number) =>
   fc.oneof(
     fc.constant('0'),
@@ -30,7 +21,7 @@ const bound = (max: number) =>
 /** A value for every parameter that shapes the statement. */
 const PARAMETERS = {
   status: fc.constantFrom('all', 'auction', 'dropping', 'available'),
-  sort: fc.constantFrom(...SORTS),
+  sort: fc.constantFrom(...SORT_FIELDS),
   order: fc.constantFrom('asc', 'desc'),
   limit: fc.integer({ min: 10, max: 40 }).map(String),
   search: fc
