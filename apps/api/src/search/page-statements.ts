@@ -1,6 +1,7 @@
 import type { SearchQuery } from '@domain-index/contract';
 import {
   fillPlaceholders,
+  perDatabase,
   Placeholder,
   type Database,
   type RenderedStatement,
@@ -62,7 +63,8 @@ function shapeOf(
  * (test/page-statements.test.ts).
  */
 export class PageStatements {
-  private readonly templates = new WeakMap<Database, Map<string, Template>>();
+  /** Each database's templates by shape (a database's dialect renders its own text). */
+  private readonly templates = perDatabase(() => new Map<string, Template>());
 
   statement(
     database: Database,
@@ -84,11 +86,7 @@ export class PageStatements {
       strategy,
       placeholders.bind,
     );
-    let templates = this.templates.get(database);
-    if (templates === undefined) {
-      templates = new Map();
-      this.templates.set(database, templates);
-    }
+    const templates = this.templates(database);
     const shape = shapeOf(query, ordering, after, strategy);
     let template = templates.get(shape);
     if (template === undefined || template.placeholders !== placeholders.count) {

@@ -46,14 +46,16 @@ export function serializerSchema(schema: JsonSchema): JsonSchema {
   throw new Error(`no serializer for a schema of type ${JSON.stringify(type)}`);
 }
 
+/** The parts of the OpenAPI document read here. */
+interface OpenApiDocument {
+  paths: Record<
+    string,
+    { get: { responses: Record<string, { content: Record<string, { schema: JsonSchema }> }> } }
+  >;
+}
+
 /** The JSON schema of a route's 200 response, from the OpenAPI document the contract yields. */
-function responseSchema(path: string): JsonSchema {
-  const document = openApiDocument() as {
-    paths: Record<
-      string,
-      { get: { responses: Record<string, { content: Record<string, { schema: JsonSchema }> }> } }
-    >;
-  };
+function responseSchema(document: OpenApiDocument, path: string): JsonSchema {
   const schema = document.paths[path]?.get.responses['200']?.content['application/json']?.schema;
   if (schema === undefined) throw new Error(`the OpenAPI document has no 200 response for ${path}`);
   return schema;
@@ -80,11 +82,14 @@ function compile<T>(schema: JsonSchema): Serialize<T> {
 /** OpenAPI writes path parameters in braces; the contract's paths use Express's `:name`. */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
+/** Generated once for both serializers. */
+const DOCUMENT = openApiDocument() as unknown as OpenApiDocument;
+
 /** A search page (`GET /api/v1/domains`, 200). */
 export const serializeListEnvelope: Serialize<ListEnvelope> = compile(
-  responseSchema(openApiPath(contract.searchDomains.path)),
+  responseSchema(DOCUMENT, openApiPath(contract.searchDomains.path)),
 );
 /** A lookup (`GET /api/v1/domains/{domain}`, 200). */
 export const serializeLookupEnvelope: Serialize<LookupEnvelope> = compile(
-  responseSchema(openApiPath(contract.getDomain.path)),
+  responseSchema(DOCUMENT, openApiPath(contract.getDomain.path)),
 );

@@ -18,19 +18,11 @@ function acceptedCodings(header: string): Map<string, boolean> {
 /**
  * The coding a response is sent in, for a request's Accept-Encoding: gzip whenever gzip is
  * acceptable, br when br is acceptable and gzip is not, else none. gzip comes first because every
- * HTTP client customers use decodes it, and because at the levels chosen (compress-json.ts) the
+ * HTTP client customers use decodes it, and because at the levels chosen (send-json.ts) the
  * two cost about the same CPU for a similar size (BENCHMARKS.md, "Response compression").
  */
 export function negotiateCoding(header: string | undefined): ContentCoding | undefined {
   if (header === undefined || header === '') return undefined;
-  // The common headers, without parsing: what fetch and curl --compressed send.
-  if (
-    header === 'gzip' ||
-    header === 'gzip, deflate' ||
-    header === 'gzip, deflate, br' ||
-    header === 'br, gzip, deflate'
-  )
-    return 'gzip';
   const codings = acceptedCodings(header);
   if (codings.get('gzip') ?? codings.get('*') ?? false) return 'gzip';
   if (codings.get('br') ?? false) return 'br';
