@@ -232,6 +232,34 @@ describe('parseFeedRecord', () => {
     });
   });
 
+  describe('money fields, rounding', () => {
+    /** The rule on the decimal digits as written, worked in integers: half away from zero. */
+    const roundedAsWritten = (value: number): number => {
+      const [whole, fraction = ''] = String(value).split('.');
+      const digits = BigInt(whole! + fraction.padEnd(3, '0').slice(0, 3));
+      return Number((digits + 5n) / 10n) / 100;
+    };
+
+    it('keeps an amount written with at most two decimals exactly as it is', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 100_000_000_000 }), (cents) => {
+          expect(row({ ...base, current_bid: cents / 100 }).currentBid).toBe(cents / 100);
+          expect(row({ ...base, valuation: String(cents / 100) }).valuation).toBe(cents / 100);
+        }),
+      );
+    });
+
+    it('rounds an amount with more decimals by its digits as written', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 999_999_999 }), fc.integer({ min: 0, max: 99_999 }), (whole, decimals) => {
+          const value = Number(`${whole}.${String(decimals).padStart(5, '0')}`);
+          fc.pre(!String(value).includes('e'));
+          expect(row({ ...base, current_bid: value }).currentBid).toBe(roundedAsWritten(value));
+        }),
+      );
+    });
+  });
+
   describe('counts', () => {
     it('accepts non-negative integers, also as strings and as 12.0', () => {
       const r = row({
@@ -355,10 +383,22 @@ describe('parseFeedRecord', () => {
       expect(row({ ...base, auction_type: '-' }).auctionType).toBeNull();
     });
 
-    it('rejects a type longer than 32 characters', () => {
-      expect(reason({ ...base, auction_type: 'a very long auction type name here' })).toBe(
-        'auction_type is too long',
-      );
+    it('rejects a type longer than 32 characters, every time it comes', () => {
+      for (let i = 0; i < 2; i++) {
+        expect(reason({ ...base, auction_type: 'a very long auction type name here' })).toBe(
+          'auction_type is too long',
+        );
+      }
+    });
+
+    it('converts each type of a feed with thousands of them, and a repeated one alike', () => {
+      // more distinct types than the conversion remembers, each seen twice
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 1_500; i++) {
+          expect(row({ ...base, auction_type: `Lot Type${i}` }).auctionType).toBe(`lot_type${i}`);
+        }
+      }
+      expect(row({ ...base, auction_type: 'Buy Now' }).auctionType).toBe('buy_now');
     });
   });
 

@@ -156,6 +156,9 @@ function numeric(value: unknown, field: string): number | null {
 function roundCents(value: number): number {
   const written = String(value);
   if (written.includes('e')) return Math.round(value * 100) / 100;
+  // at most two decimals written: already whole cents (the common case, no rounding to do)
+  const dot = written.indexOf('.');
+  if (dot === -1 || written.length - dot <= 3) return value;
   return Number(`${Math.round(Number(`${written}e2`))}e-2`);
 }
 
@@ -279,9 +282,26 @@ function endTime(value: unknown): Date | null {
   return new Date(ms);
 }
 
+/**
+ * Auction types already converted: a feed uses a handful of them on every row, and the
+ * conversion (Unicode normalisation and five regular expressions) is a pure function of the text.
+ */
+const snakeCaseTypes = new Map<string, string | null>();
+/** Bounds the memo: a feed with a different type on every row stops adding to it. */
+const MAX_REMEMBERED_TYPES = 1_000;
+
 function auctionType(value: unknown): string | null {
   const raw = text(value, 'auction_type');
   if (raw === null) return null;
+  const remembered = snakeCaseTypes.get(raw);
+  if (remembered !== undefined) return remembered;
+  const converted = snakeCaseType(raw);
+  if (snakeCaseTypes.size < MAX_REMEMBERED_TYPES) snakeCaseTypes.set(raw, converted);
+  return converted;
+}
+
+/** An auction type in lowercase snake_case, null for a placeholder; fails when too long. */
+function snakeCaseType(raw: string): string | null {
   if (raw.length > 4 * MAX_AUCTION_TYPE) return fail('auction_type is too long');
   const snake = raw
     .normalize('NFKD')
