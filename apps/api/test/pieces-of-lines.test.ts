@@ -59,3 +59,23 @@ describe('countLines', () => {
     expect(countLines(Buffer.from('a\r\rb'))).toBe(3);
   });
 });
+
+describe('stageJsonlPiece', () => {
+  it('stages a piece with LF, CRLF or CR line breaks alike, numbering the same lines', () => {
+    const source = DEFAULT_SOURCES[0]!;
+    const lines = [
+      JSON.stringify({ domain_name: 'first.com', status: 'auction', current_bid: 12.5 }),
+      '',
+      'not json',
+      JSON.stringify({ domain_name: 'second.net', status: 'available', buy_now_price: '1500' }),
+    ];
+    const staged = ['\n', '\r\n', '\r'].map((lineBreak) =>
+      stageJsonlPiece(new Uint8Array(Buffer.from(lines.join(lineBreak) + lineBreak)), 10, source),
+    );
+    expect(staged[0]!.items).toBe(3);
+    expect(staged[0]!.rejected).toEqual([{ line: 12, reason: 'invalid JSON' }]);
+    expect(staged[0]!.rows!.split('\n').map((row) => row.split('\t')[0])).toEqual(['10', '13', '']);
+    expect(staged[1]).toEqual(staged[0]);
+    expect(staged[2]).toEqual(staged[0]);
+  });
+});

@@ -3,6 +3,7 @@ import { LISTING_COLUMN_LIST, LISTING_COLUMNS, type StagedListing } from './list
 /** The staging table's columns in the order of a COPY row: the feed line, then the listing. */
 export const COPY_COLUMN_LIST = `"line", ${LISTING_COLUMN_LIST}`;
 
+const COLUMN_NAMES = LISTING_COLUMNS.map(([name]) => name);
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPED = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -22,7 +23,10 @@ function copyValue(value: string | number | boolean | null): string {
  * json_to_recordset (200,000 rows: 0.7 s against 3.6-4.3 s), and it is a quarter of the bytes.
  */
 export function copyRow(line: number, listing: StagedListing): string {
-  let text = String(line);
-  for (const [name] of LISTING_COLUMNS) text += `\t${copyValue(listing[name])}`;
-  return `${text}\n`;
+  // Joined, not concatenated: `+=` leaves a rope of some 70 pieces per row that lives until the
+  // chunk is written, and collecting those ropes took 3.6 µs a row against 2.2 (bench levers).
+  const values = new Array<string>(COLUMN_NAMES.length + 1);
+  values[0] = String(line);
+  for (let i = 0; i < COLUMN_NAMES.length; i++) values[i + 1] = copyValue(listing[COLUMN_NAMES[i]!]);
+  return `${values.join('\t')}\n`;
 }

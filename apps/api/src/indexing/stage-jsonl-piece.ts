@@ -22,7 +22,9 @@ const LINE_BREAK = /\r\n|\n|\r/;
  * function of its input, so it runs the same in this thread or in a staging worker.
  */
 export function stageJsonlPiece(piece: Uint8Array, firstLine: number, source: SourceConfig): StagedPiece {
-  const lines = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8').split(LINE_BREAK);
+  const text = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8');
+  // Without a CR (nearly every feed) the three breaks are just LF, split without the regex.
+  const lines = text.includes('\r') ? text.split(LINE_BREAK) : text.split('\n');
   // a piece ends with a line break (all but the feed's last one), which leaves an empty tail
   if (lines.at(-1) === '') lines.pop();
   let rows = '';
