@@ -10,6 +10,7 @@ import { countLines } from '../src/indexing/pieces-of-lines';
 import { startStagingCopy } from '../src/indexing/staging-copy';
 import { stageJsonlPiece } from '../src/indexing/stage-jsonl-piece';
 import { startStagingPool } from '../src/indexing/staging-pool';
+import { StagedNames } from '../src/indexing/staged-names';
 import { auctionRecord } from './support/feeds';
 
 const source: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'alpha', format: 'jsonl' };
@@ -132,6 +133,36 @@ for (const { engine, skip } of testEngines()) {
         { pieceBytes: 256, workersAfterBytes: Infinity, workers: 2, recordsPerRun: 7, workersAfterRecords: 20 },
       );
       expect(records).toEqual(expected);
+    });
+
+    it('sees a name listed twice by every path, also when two workers stage its two lines', async () => {
+      const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify(auctionRecord(`name${i}.com`)));
+      const paths: { label: string; from: () => Parameters<typeof stageFeed>[3]; jsonl: JsonlStaging }[] = [
+        { label: 'JSONL in this thread', from: () => ({ input: streamOf(feed) }), jsonl: { pieceBytes: 256, workersAfterBytes: Infinity, workers: 0 } },
+        { label: 'JSONL in workers', from: () => ({ input: streamOf(feed) }), jsonl: { pieceBytes: 256, workersAfterBytes: 1_000, workers: 2 } },
+        {
+          label: 'records in workers',
+          from: () => ({ records: readFeed(streamOf(feed), 'jsonl'), parallel: true }),
+          jsonl: { pieceBytes: 256, workersAfterBytes: Infinity, workers: 2, recordsPerRun: 7, workersAfterRecords: 20 },
+        },
+        { label: 'CSV', from: () => ({ input: streamOf(csv), format: 'csv' }), jsonl: { pieceBytes: 256, workersAfterBytes: Infinity, workers: 0 } },
+      ];
+      let feed = '';
+      let csv = '';
+      const seen = async (path: (typeof paths)[number]) => {
+        const table = await createStagingTable(test.database);
+        const names = new StagedNames();
+        await stageFeed(test.database, table, source, path.from(), () => undefined, undefined, path.jsonl, undefined, names);
+        await test.database.rows(sql`drop table ${sql.identifier(table)}`);
+        return names.mayRepeat;
+      };
+      // the first line's name again at the end, pieces apart
+      for (const twice of [false, true]) {
+        const all = twice ? [...lines, JSON.stringify(auctionRecord('name0.com', { current_bid: 1 }))] : lines;
+        feed = `${all.join('\n')}\n`;
+        csv = `domain_name,status\n${all.map((line) => `${(JSON.parse(line) as { domain_name: string }).domain_name},auction`).join('\n')}\n`;
+        for (const path of paths) expect({ path: path.label, twice, mayRepeat: await seen(path) }).toEqual({ path: path.label, twice, mayRepeat: twice });
+      }
     });
   });
 }

@@ -3,6 +3,7 @@ import { FeedFormatError, FeedSyntaxError, type SourceConfig } from '@domain-ind
 import type { Clock } from '../clock';
 import { createStagingTable, dropDuplicates, stageFeed, type BatchInput, type RejectedRow } from './stage-batch';
 import { refreshStatistics } from './refresh-statistics';
+import { StagedNames } from './staged-names';
 import { switchBatches } from './switch-batches';
 
 export type { RejectedRow } from './stage-batch';
@@ -184,6 +185,7 @@ async function stageBatch(
     summary.skipped += 1;
     summary.skippedReasons[row.reason] = (summary.skippedReasons[row.reason] ?? 0) + 1;
   };
+  const names = new StagedNames();
   try {
     summary.rowsRead = await stageFeed(
       database,
@@ -197,13 +199,15 @@ async function stageBatch(
       },
       undefined,
       skip,
+      names,
     );
   } catch (error) {
     const reason = unreadableFeedReason(error);
     if (reason !== undefined) return { ...summary, reason };
     throw error;
   }
-  const duplicates = await dropDuplicates(database, table);
+  // no two staged names share a hash: no name is listed twice, and there is nothing to drop
+  const duplicates = names.mayRepeat ? await dropDuplicates(database, table) : { count: 0, described: [] };
   for (const duplicate of duplicates.described) reject(duplicate);
   summary.rejected += duplicates.count - duplicates.described.length;
 

@@ -8,6 +8,7 @@ import { countLines, piecesOfLines } from './pieces-of-lines';
 import { stageItem, type RejectedRow } from './stage-item';
 import { stageJsonlPiece, type StagedPiece } from './stage-jsonl-piece';
 import { stageRecordsPiece, type StagedRecords } from './stage-records-piece';
+import { nameHash, type StagedNames } from './staged-names';
 import { startStagingCopy, type StagingCopy } from './staging-copy';
 import { startStagingPool, type StagingPool } from './staging-pool';
 
@@ -72,6 +73,7 @@ export async function createStagingTable(database: Database): Promise<string> {
  * cut into pieces at line breaks and, past the first few megabytes, staged by worker threads;
  * CSV (a quoted field may span lines, and a stray quote is allowed, so a line break is not
  * known to end a record before it is parsed) and records are staged here, one by one.
+ * `names`, when given, collects the hash of every staged row's name (see StagedNames).
  */
 export async function stageFeed(
   database: Database,
@@ -82,17 +84,18 @@ export async function stageFeed(
   onProgress?: (rowsRead: number) => void,
   jsonl: JsonlStaging = JSONL_STAGING,
   skip: (row: RejectedRow) => void = () => undefined,
+  names?: StagedNames,
 ): Promise<number> {
   const copy = startStagingCopy(database, table, onProgress);
   try {
     const rowsRead =
       'records' in from
         ? from.parallel === true
-          ? await stageRecords(from.records, source, copy, reject, skip, onProgress, jsonl)
-          : await stageItems(from.records, source, copy, reject, skip, onProgress)
+          ? await stageRecords(from.records, source, copy, reject, skip, onProgress, jsonl, names)
+          : await stageItems(from.records, source, copy, reject, skip, onProgress, names)
         : (from.format ?? source.format ?? 'jsonl') === 'jsonl'
-          ? await stageJsonl(from.input, source, copy, reject, jsonl)
-          : await stageItems(readFeed(from.input, 'csv'), source, copy, reject, skip, onProgress);
+          ? await stageJsonl(from.input, source, copy, reject, jsonl, names)
+          : await stageItems(readFeed(from.input, 'csv'), source, copy, reject, skip, onProgress, names);
     await copy.finish();
     return rowsRead;
   } catch (error) {
@@ -108,6 +111,7 @@ async function stageItems(
   reject: (row: RejectedRow) => void,
   skip: (row: RejectedRow) => void,
   onProgress?: (rowsRead: number) => void,
+  names?: StagedNames,
 ): Promise<number> {
   let rowsRead = 0;
   let chunk = '';
@@ -125,6 +129,7 @@ async function stageItems(
         continue;
       }
       chunk += copyRow(staged.row.line, staged.row);
+      names?.addHash(nameHash(staged.row.domain_name as string));
       chunkRows += 1;
       if (chunkRows >= CHUNK_ROWS) {
         await copy.add(chunk, rowsRead);
@@ -153,6 +158,7 @@ async function stageRecords(
   skip: (row: RejectedRow) => void,
   onProgress: ((rowsRead: number) => void) | undefined,
   options: JsonlStaging,
+  names?: StagedNames,
 ): Promise<number> {
   const { workers } = options;
   const perRun = options.recordsPerRun ?? 1_000;
@@ -171,6 +177,7 @@ async function stageRecords(
   const take = async (staged: Promise<StagedRecords>) => {
     const run = await staged;
     report(run);
+    names?.add(run.names);
     if (run.rows !== null) await copy.add(run.rows, rowsRead);
   };
   const send = (run: FeedItem[]) => {
@@ -216,6 +223,7 @@ async function stageJsonl(
   copy: StagingCopy,
   reject: (row: RejectedRow) => void,
   options: JsonlStaging,
+  names?: StagedNames,
 ): Promise<number> {
   let rowsRead = 0;
   let nextLine = 1;
@@ -230,6 +238,7 @@ async function stageJsonl(
     if (piece.lines !== lines) throw new Error(`a piece of ${lines} lines was staged as ${piece.lines}`);
     for (const row of piece.rejected) reject(row);
     rowsRead += piece.items;
+    names?.add(piece.names);
     if (piece.rows !== null) await copy.add(piece.rows, rowsRead);
   };
   try {

@@ -1,11 +1,14 @@
 import { jsonlItem, withoutBom, type SourceConfig } from '@domain-index/indexer';
 import { copyRow } from './copy-rows';
+import { nameHash } from './staged-names';
 import { stageItem, type RejectedRow } from './stage-item';
 
 /** What staging one piece of a JSONL feed produced, with the feed's own line numbers. */
 export interface StagedPiece {
   /** The piece's valid rows as COPY text (copyRow lines); null when it has none. */
   rows: string | null;
+  /** nameHash of each valid row's name, for StagedNames. */
+  names: Float64Array;
   /** Feed items read: valid and bad rows (a blank line is not an item). */
   items: number;
   /** Physical lines in the piece: the caller checks them against its own count (countLines). */
@@ -28,6 +31,7 @@ export function stageJsonlPiece(piece: Uint8Array, firstLine: number, source: So
   // a piece ends with a line break (all but the feed's last one), which leaves an empty tail
   if (lines.at(-1) === '') lines.pop();
   let rows = '';
+  const names: number[] = [];
   const rejected: RejectedRow[] = [];
   let items = 0;
   for (let i = 0; i < lines.length; i++) {
@@ -36,8 +40,10 @@ export function stageJsonlPiece(piece: Uint8Array, firstLine: number, source: So
     if (item === null) continue;
     items += 1;
     const staged = stageItem(item, source);
-    if ('row' in staged) rows += copyRow(staged.row.line, staged.row);
-    else if ('rejected' in staged) rejected.push(staged.rejected);
+    if ('row' in staged) {
+      rows += copyRow(staged.row.line, staged.row);
+      names.push(nameHash(staged.row.domain_name as string));
+    } else if ('rejected' in staged) rejected.push(staged.rejected);
   }
-  return { rows: rows === '' ? null : rows, items, lines: lines.length, rejected };
+  return { rows: rows === '' ? null : rows, names: Float64Array.from(names), items, lines: lines.length, rejected };
 }
