@@ -1,5 +1,6 @@
 // A first load of 1,000,000 rows, side by side with another checkout's:
-// `BEFORE_CLI=<other checkout>/apps/api/bin/domain-index.js pnpm --filter @domain-index/bench first-load`.
+// `BEFORE_CLI=<other checkout>/apps/api/bin/domain-index.js pnpm --filter @domain-index/bench first-load`,
+// written to bench/results/first-load.json, or to FIRST_LOAD_RESULTS_FILE (another pair of commits).
 // Each round imports the same feed into a fresh database with each checkout's `domain-index
 // import`, in alternating order, end to end (process start to exit), as run.ts measures it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,7 +46,7 @@ try {
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(
-  `${resultsDir}first-load.json`,
+  `${resultsDir}${process.env.FIRST_LOAD_RESULTS_FILE ?? 'first-load.json'}`,
   `${JSON.stringify({ ranAt: new Date().toISOString(), rows: ROWS, rounds: ROUNDS, results }, null, 2)}\n`,
 );
 const lines = [
