@@ -24,7 +24,7 @@ function copyValue(value: string | number | boolean | null): string {
  */
 export function copyRow(line: number, listing: StagedListing): string {
   // Joined, not concatenated: `+=` leaves a rope of some 70 pieces per row that lives until the
-  // chunk is written, and collecting those ropes took 3.6 µs a row against 2.2 (bench levers).
+  // chunk is written, and collecting those ropes took 3.6 µs a row against 2.2 (BENCHMARKS.md).
   const values = new Array<string>(COLUMN_NAMES.length + 1);
   values[0] = String(line);
   for (let i = 0; i < COLUMN_NAMES.length; i++) values[i + 1] = copyValue(listing[COLUMN_NAMES[i]!]);

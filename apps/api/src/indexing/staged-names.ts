@@ -24,7 +24,8 @@ export class StagedNames {
 
   /** Adds the hash (nameHash) of one row's name. */
   addHash(hash: number): void {
-    this.insert(hash === 0 ? 1 : hash);
+    // once two hashes repeat the answer is known: the statement will run
+    if (!this.repeated) this.insert(hash === 0 ? 1 : hash);
   }
 
   private insert(hash: number): void {
