@@ -287,7 +287,10 @@ function endTime(value: unknown): Date | null {
  * conversion (Unicode normalisation and five regular expressions) is a pure function of the text.
  */
 const snakeCaseTypes = new Map<string, string | null>();
-/** Bounds the memo: a feed with a different type on every row stops adding to it. */
+/**
+ * Bounds the memo, which lives as long as its thread (a staging worker, or the process): past
+ * this many distinct types, further ones are converted every time.
+ */
 const MAX_REMEMBERED_TYPES = 1_000;
 
 function auctionType(value: unknown): string | null {
@@ -296,7 +299,8 @@ function auctionType(value: unknown): string | null {
   const remembered = snakeCaseTypes.get(raw);
   if (remembered !== undefined) return remembered;
   const converted = snakeCaseType(raw);
-  if (snakeCaseTypes.size < MAX_REMEMBERED_TYPES) snakeCaseTypes.set(raw, converted);
+  // kept as a copy of its own: the text may be a slice of a whole chunk of the feed
+  if (snakeCaseTypes.size < MAX_REMEMBERED_TYPES) snakeCaseTypes.set(raw.split('').join(''), converted);
   return converted;
 }
 

@@ -29,7 +29,8 @@ export class StagedNames {
   }
 
   private insert(hash: number): void {
-    // Three quarters full at most: 1,000,000 names take 16 MiB, 5,000,000 take 64 MiB.
+    // Three quarters full at most: 1,000,000 names take 16 MiB, 5,000,000 take 64 MiB (half as
+    // much again while the table doubles, the old one still held).
     if ((this.count + 1) * 4 > this.slots.length * 3) this.grow();
     const mask = this.slots.length - 1;
     for (let slot = hash % this.slots.length; ; slot = (slot + 1) & mask) {
@@ -58,9 +59,10 @@ export class StagedNames {
 const LOW_BITS = 2_097_152;
 
 /**
- * A 53-bit hash of a name (two 32-bit FNV-1a hashes of its UTF-16 code units, with different
- * offsets), a whole number a Float64Array holds exactly. Among 1,000,000 distinct names two
- * share one with a probability of about 1 in 18,000.
+ * A 53-bit hash of a name: a 32-bit FNV-1a hash of its UTF-16 code units, and the low 21 bits
+ * of a second FNV-style hash with another offset and an extra shift-xor per unit; a whole
+ * number a Float64Array holds exactly. Among 1,000,000 distinct names two share one with a
+ * probability of about 1 in 18,000 (if the bits are independent).
  */
 export function nameHash(name: string): number {
   let a = 0x811c9dc5;
