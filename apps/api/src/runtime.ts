@@ -1,10 +1,6 @@
 import { migrateDatabase, openDatabase, type Database } from '@domain-index/db';
+import { CliError } from './cli-error';
 import type { Config } from './config';
-
-/** A failure the CLI reports as one line and a non-zero exit, without a stack. */
-export class CliError extends Error {
-  override readonly name = 'CliError';
-}
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openMigratedDatabase(

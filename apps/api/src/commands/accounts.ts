@@ -3,7 +3,8 @@ import { setPasswordLink } from '../accounts/demo-account';
 import { UnknownPlanError } from '../auth/key-store';
 import { systemClock } from '../clock';
 import { publicUrlWarning, type Config } from '../config';
-import { CliError, openMigratedDatabase } from '../runtime';
+import { CliError } from '../cli-error';
+import { openMigratedDatabase } from '../runtime';
 import type { Database } from '@domain-index/db';
 
 async function withDatabase(config: Config, run: (database: Database) => Promise<void>): Promise<void> {

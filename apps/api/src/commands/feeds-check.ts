@@ -6,7 +6,7 @@ import { openFeedInput, type OpenedFeed } from '../feeds/feed-input';
 import { FeedFetchError } from '../feeds/fetch-error';
 import { redact, secretsOf } from '../feeds/request';
 import { unreadableFeedReason } from '../indexing/import-batch';
-import { CliError } from '../runtime';
+import { CliError } from '../cli-error';
 import { loadSources } from '../sources';
 
 export interface FeedsCheckOptions {

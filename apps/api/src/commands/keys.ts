@@ -2,7 +2,8 @@ import { createKey, listKeys, revokeKey, UnknownPlanError } from '../auth/key-st
 import type { KeyEnvironment } from '../auth/api-key';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
-import { CliError, openMigratedDatabase } from '../runtime';
+import { CliError } from '../cli-error';
+import { openMigratedDatabase } from '../runtime';
 
 /** `keys create`: prints the new key on stdout, once, and nothing else there. */
 export async function keysCreateCommand(

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import type { Registry } from 'prom-client';
 import { PROMETHEUS_CONTENT_TYPE } from './process-registry';
-import { CliError } from '../runtime';
+import { CliError } from '../cli-error';
 import type { Logger } from '../logger';
 import type { HealthReport } from './health';
 import { probesRouter } from './probes-router';
