@@ -8,6 +8,7 @@ import { timestampParser } from './parse-timestamp';
 import { textOf, type Parsed } from './parsed';
 import type { FeedProfile, FieldRule, StatusRule } from './profile';
 import { PROFILE_FIELDS, PROFILE_FIELD_NAMES, type ProfileField } from './profile-fields';
+import { compileTemplate } from './template';
 
 /** What a profile made of one marketplace record. */
 export type MappedRecord =
@@ -38,7 +39,6 @@ type Outcome = { value: unknown } | { reason: string } | { skip: string };
 type RuleReader = (record: Record<string, unknown>) => Outcome | undefined;
 
 const YEAR_MS = 365.2425 * 86_400_000;
-const TEMPLATE_FIELD = /\{([^{}]+)\}/g;
 
 const lowered = <T>(map: Readonly<Record<string, T>>): Map<string, T> =>
   new Map(Object.entries(map).map(([key, value]) => [key.trim().toLowerCase(), value]));
@@ -138,17 +138,18 @@ export function compileProfile(profile: FeedProfile, options: MappingOptions): R
     if (rule.currencyFrom !== undefined) need(rule.currencyFrom);
     const parse = parserFor(field, rule);
     if (rule.template !== undefined) {
-      const template = rule.template;
-      for (const match of template.matchAll(TEMPLATE_FIELD)) need(match[1]!);
+      const compiled = compileTemplate(rule.template);
+      // the profile's schema refuses a malformed template
+      if (!compiled.ok) throw new Error(`${field}: template ${compiled.reason}`);
+      const { template } = compiled;
+      for (const name of template.fields) need(name);
       return (record) => {
         if (!applies(record)) return undefined;
-        let empty = false;
-        const text = template.replace(TEMPLATE_FIELD, (_whole, name: string) => {
+        const text = template.render((name) => {
           const value = valueOf(record, name);
-          if (value === undefined) empty = true;
-          return encodeURIComponent(textOf(value ?? '').trim());
+          return value === undefined ? undefined : textOf(value);
         });
-        return empty ? undefined : parse(text, record);
+        return text === undefined ? undefined : parse(text, record);
       };
     }
     const from = rule.from!;

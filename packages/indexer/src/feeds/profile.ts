@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AUCTION_STATUSES } from '../feed-row';
 import { compilePattern } from './parse-timestamp';
 import { PROFILE_FIELDS, type ProfileField } from './profile-fields';
+import { compileTemplate } from './template';
 import { isTimeZone } from './time-zones';
 
 const name = z.string().min(1).max(200);
@@ -36,7 +37,7 @@ const fieldRuleObject = z
     from: name.optional(),
     /** A value of our own instead of the feed's. */
     constant: z.union([z.string(), z.number()]).optional(),
-    /** Text built from the record: `{name}` is replaced by that field's value, URL-encoded. */
+    /** Text built from the record (text fields): `{name}` is replaced by that field's value, URL-encoded. */
     template: z.string().min(1).max(2000).optional(),
     /** The field may be missing from the feed altogether; otherwise a feed without it is refused (renamed?). */
     optional: z.boolean().optional(),
@@ -238,6 +239,15 @@ function ruleProblem(field: ProfileField, rule: FieldRule): { option: string; me
     return { option: rule.currency !== undefined ? 'currency' : 'currencyFrom', message: 'only a money field takes a currency' };
   }
   if (rule.map !== undefined && kind !== 'text') return { option: 'map', message: 'only a text field (auction_type, marketplace_url) takes a map' };
+  if (rule.template !== undefined) {
+    if (kind !== 'text') return { option: 'template', message: 'only a text field (auction_type, marketplace_url) takes a template' };
+    const compiled = compileTemplate(rule.template);
+    if (!compiled.ok) return { option: 'template', message: compiled.reason };
+    // a link that is not one would make every record of the feed a bad row
+    if (field === 'marketplace_url' && !/^https?:\/\/[^/{}]/i.test(rule.template)) {
+      return { option: 'template', message: 'must start with http:// or https:// and a host' };
+    }
+  }
   return null;
 }
 
