@@ -234,43 +234,24 @@ describe('the shipped marketplace profiles, each against a fixture in its shape'
     ]);
   });
 
-  it('dynadot-auctions: header names with leading spaces, $ amounts, epoch milliseconds or PST/PDT times, - and -- as missing', async () => {
+  it('dynadot-auctions: header names with leading spaces, $ amounts, epoch milliseconds or Pacific times labelled PST, Links as the backlink count, - and -- as missing', async () => {
     const csv = [
       'Domain,Bid Price,Bid Price Currency,Bids,End Time,End Timestamp,Links,Age, Appraisal, Appraisal Currency',
-      'example-auction.com,$101,USD,4,2026/10/11 22:17 PST,1791785820000,https://www.dynadot.com/market/auction/example-auction.com,12,"$1,200",USD',
-      'nobids.net,$25,USD,0,2026/10/12 09:05 PDT,-,https://www.dynadot.com/market/auction/nobids.net,--,-,-',
-      'evening.org,"$1,050.50",USD,--,2026/10/13 18:30 PST,--,https://www.dynadot.com/market/auction/evening.org,5,$80,USD',
+      'example-auction.com,$101,USD,4,2026/10/11 22:17 PST,1791785820000,19,12,"$1,200",USD',
+      'nobids.net,$25,USD,0,2026/10/12 09:05 PST,-,0,--,-,-',
+      'evening.org,"$1,050.50",USD,--,2026/12/13 18:30 PST,--,"1,204",5,$80,USD',
     ].join('\r\n');
     const server = await serve(() => ({ status: 200, body: `${csv}\r\n`, headers: { 'content-type': 'text/csv' } }), '/market/auction/auctions.csv');
     const result = await sync(source('dynadot', server.url, { profile: 'dynadot-auctions', query: { currency: 'USD' } }));
     expect(result).toMatchObject({ status: 'applied', summary: { rowsRead: 3, inserted: 3, rejected: 0 } });
     expect(server.received[0]!.url).toBe('/market/auction/auctions.csv?currency=USD');
-    const dynadot = (values: Record<string, unknown>) => listing({ status: 'auction', auction_type: 'expired', ...values });
+    const dynadot = (values: Record<string, unknown>) =>
+      listing({ status: 'auction', auction_type: 'expired', marketplace_url: `https://www.dynadot.com/market/auction/${values.domain_name as string}`, ...values });
     expect(await indexed(test.database, 'dynadot')).toEqual([
-      dynadot({
-        domain_name: 'evening.org',
-        current_bid: 1050.5,
-        auction_end_time: '2026-10-14T02:30:00.000Z',
-        marketplace_url: 'https://www.dynadot.com/market/auction/evening.org',
-        domain_age: 5,
-        valuation: 80,
-      }),
-      dynadot({
-        domain_name: 'example-auction.com',
-        current_bid: 101,
-        bid_count: 4,
-        auction_end_time: '2026-10-12T06:17:00.000Z',
-        marketplace_url: 'https://www.dynadot.com/market/auction/example-auction.com',
-        domain_age: 12,
-        valuation: 1200,
-      }),
-      dynadot({
-        domain_name: 'nobids.net',
-        current_bid: 25,
-        bid_count: 0,
-        auction_end_time: '2026-10-12T16:05:00.000Z',
-        marketplace_url: 'https://www.dynadot.com/market/auction/nobids.net',
-      }),
+      // 18:30 in Los Angeles in December is UTC-8, 09:05 in October UTC-7, whatever the label says
+      dynadot({ domain_name: 'evening.org', current_bid: 1050.5, auction_end_time: '2026-12-14T02:30:00.000Z', domain_age: 5, valuation: 80, seoa_backlinks: 1204 }),
+      dynadot({ domain_name: 'example-auction.com', current_bid: 101, bid_count: 4, auction_end_time: '2026-10-12T06:17:00.000Z', domain_age: 12, valuation: 1200, seoa_backlinks: 19 }),
+      dynadot({ domain_name: 'nobids.net', current_bid: 25, bid_count: 0, auction_end_time: '2026-10-12T16:05:00.000Z', seoa_backlinks: 0 }),
     ]);
   });
 

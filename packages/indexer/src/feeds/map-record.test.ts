@@ -64,25 +64,38 @@ describe('compileProfile', () => {
     expect(sedo().map(record)).not.toHaveProperty('record');
   });
 
-  it('tries a list of rules in turn, skipping the profile null values', () => {
+  it('tries a list of rules in turn, skipping the profile null values; Dynadot prints Pacific local time as PST all year', () => {
     const dynadot = compileProfile(SHIPPED_PROFILES['dynadot-auctions']!, { now });
-    const record = { Domain: 'example.com', 'Bid Price': '$101', 'Bid Price Currency': 'USD', Bids: '4', 'End Time': '2026/10/11 22:17 PST', 'End Timestamp': '1791785820000', Links: 'https://www.dynadot.com/market/auction/example.com', Age: '--', Appraisal: '-', 'Appraisal Currency': 'USD' };
+    const record = { Domain: 'xoly.ai', 'Bid Price': '$101', 'Bid Price Currency': 'USD', Bids: '15', 'End Time': '2026/10/11 22:17 PST', 'End Timestamp': '1791782224112', Links: '19', Age: '--', Appraisal: '-', 'Appraisal Currency': 'USD' };
     expect(dynadot.map(record)).toEqual({
       ok: true,
       record: {
-        domain_name: 'example.com',
+        domain_name: 'xoly.ai',
         status: 'auction',
         current_bid: 101,
-        bid_count: 4,
-        auction_end_time: '2026-10-12T06:17:00.000Z',
+        bid_count: 15,
+        auction_end_time: '2026-10-12T05:17:04.112Z',
         auction_type: 'expired',
-        marketplace_url: 'https://www.dynadot.com/market/auction/example.com',
+        marketplace_url: 'https://www.dynadot.com/market/auction/xoly.ai',
         domain_age: null,
         valuation: null,
+        seoa_backlinks: 19,
       },
     });
-    expect(dynadot.map({ ...record, 'End Timestamp': '-', 'End Time': '2026/10/11 22:17 PDT' })).toMatchObject({ record: { auction_end_time: '2026-10-12T05:17:00.000Z' } });
+    // the printed time, when the timestamp is missing: 22:17 in Los Angeles, PDT in October and PST in January
+    expect(dynadot.map({ ...record, 'End Timestamp': '-' })).toMatchObject({ record: { auction_end_time: '2026-10-12T05:17:00.000Z' } });
+    expect(dynadot.map({ ...record, 'End Timestamp': '-', 'End Time': '2026/01/11 22:17 PST' })).toMatchObject({ record: { auction_end_time: '2026-01-12T06:17:00.000Z' } });
+    expect(dynadot.map({ ...record, 'End Timestamp': '-', 'End Time': '2026/10/11 22:17 PDT' })).toEqual({
+      ok: false,
+      reason: `auction_end_time (End Time): not a date and time "2026/10/11 22:17 PDT" (expected yyyy/MM/dd HH:mm 'PST')`,
+    });
     expect(dynadot.map({ ...record, 'End Timestamp': '--', 'End Time': '--' })).toMatchObject({ record: { auction_end_time: null } });
+    // a link where the count belongs is a bad row, not a silent null
+    expect(dynadot.map({ ...record, Links: 'https://www.dynadot.com/market/auction/xoly.ai' })).toEqual({
+      ok: false,
+      reason: 'seoa_backlinks (Links): not a number "https://www.dynadot.com/market/auction/x..."',
+    });
+    expect(dynadot.requiredFields).toEqual(['Domain', 'Bid Price Currency', 'Bid Price', 'Bids', 'End Timestamp', 'End Time', 'Age', 'Appraisal Currency', 'Appraisal', 'Links']);
   });
 
   it('builds text from templates, translates text with a map, and reads ages from dates', () => {
