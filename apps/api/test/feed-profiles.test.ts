@@ -87,6 +87,119 @@ describe('the shipped marketplace profiles, each against a fixture in its shape'
     await test.database.db.delete(sourceSyncs);
   });
 
+  // Each marketplace's documented example (header and one row, or one record), served as the
+  // marketplace serves it and synced end to end: the listing it yields, every column exact.
+  const DOCUMENTED: { profile: string; path: string; body: Buffer | Promise<Buffer>; listing: Record<string, unknown> }[] = [
+    {
+      profile: 'dynadot-auctions',
+      path: '/market/auction/auctions.csv',
+      // https://github.com/accomplish999/premium-domains/blob/4e73fdcd852ccfd76afedf97b87be17d292e7f2d/test/parse.test.ts
+      body: Buffer.from('Domain,Bid Price,Bid Price Currency,Bids,End Time,End Timestamp,Links,Age, Appraisal, Appraisal Currency\nxoly.ai,$101,USD,15,2026/10/11 22:17 PST,1791782224112,19,2,$4097,USD\n'),
+      listing: listing({
+        domain_name: 'xoly.ai',
+        status: 'auction',
+        current_bid: 101,
+        bid_count: 15,
+        auction_end_time: '2026-10-12T05:17:04.112Z',
+        auction_type: 'expired',
+        marketplace_url: 'https://www.dynadot.com/market/auction/xoly.ai',
+        domain_age: 2,
+        valuation: 4097,
+        seoa_backlinks: 19,
+      }),
+    },
+    {
+      profile: 'namecheap-market',
+      path: '/reports/Namecheap_Market_Sales.csv',
+      // the "user provided sample" in a CSV-parser test of https://github.com/kotechile/_domain_analysis
+      body: Buffer.from(
+        'url,name,startDate,endDate,price,startPrice,renewPrice,bidCount,ahrefsDomainRating,umbrellaRanking,cloudflareRanking,estibotValue,extensionsTaken,keywordSearchCount,registeredDate,lastSoldPrice,lastSoldYear,isPartnerSale,semrushAScore,majesticCitation,ahrefsBacklinks,semrushBacklinks,majesticBacklinks,majesticTrustFlow,goValue\n' +
+          'https://www.namecheap.com/market/sale/2RWaPo3CJb32sMzrzpuQse/,sgs.cc,2026-01-23T08:38:08Z,2026-02-15T16:00:00Z,1.00,1.00,13.98,1,0,,,140.00,340,241000,2015-01-15T00:00:00Z,,,1,,,16,,,,1116.00\n',
+      ),
+      listing: listing({
+        domain_name: 'sgs.cc',
+        status: 'auction',
+        current_bid: 1,
+        start_price: 1,
+        bid_count: 1,
+        auction_end_time: '2026-02-15T16:00:00.000Z',
+        auction_type: 'auction',
+        marketplace_url: 'https://www.namecheap.com/market/sale/2RWaPo3CJb32sMzrzpuQse/',
+        extensions_taken: 340,
+        domain_age: 11,
+        valuation: 140,
+        seoa_dr: 0,
+        seoa_backlinks: 16,
+        keyword_search_volume: 241000,
+      }),
+    },
+    {
+      profile: 'godaddy-auctions',
+      path: '/all_biddable_auctions.json.zip',
+      // the record of https://github.com/accomplish999/premium-domains/blob/55647ed12bd84582f8c1164faf1c93a518b6fb94/test/parse.test.ts
+      // with numberOfBids, domainAge and valuation added (values ours), which every record of the
+      // file carries and the profile requires
+      body: zipOne(
+        'all_biddable_auctions.json',
+        Buffer.from(
+          JSON.stringify({
+            meta: {},
+            data: [{ domainName: 'AMBER.IO', link: 'https://www.godaddy.com/domain-auctions/amber-io-1', auctionType: 'Bid', auctionEndTime: '2026-10-13T16:01:00Z', price: '$1,324', numberOfBids: 7, domainAge: 9, valuation: '$2,100' }],
+          }),
+        ),
+      ),
+      listing: listing({
+        domain_name: 'amber.io',
+        status: 'auction',
+        current_bid: 1324,
+        bid_count: 7,
+        auction_end_time: '2026-10-13T16:01:00.000Z',
+        auction_type: 'auction',
+        marketplace_url: 'https://www.godaddy.com/domain-auctions/amber-io-1',
+        domain_age: 9,
+        valuation: 2100,
+      }),
+    },
+    {
+      profile: 'sedo-auctions',
+      path: '/txt/auctions_us.txt',
+      // https://github.com/accomplish999/premium-domains/blob/4e73fdcd852ccfd76afedf97b87be17d292e7f2d/test/parse.test.ts
+      body: Buffer.from('winfox.com;1790844429;1791449229;30;$US;1;\n', 'latin1'),
+      listing: listing({
+        domain_name: 'winfox.com',
+        status: 'auction',
+        current_bid: 30,
+        bid_count: 1,
+        auction_end_time: '2026-10-08T08:47:09.000Z',
+        auction_type: 'auction',
+        marketplace_url: 'https://sedo.com/search/details/?domain=winfox.com',
+      }),
+    },
+    {
+      profile: 'parkio-auctions',
+      path: '/auctions.json',
+      // the record of https://github.com/accomplish999/premium-domains/blob/4e73fdcd852ccfd76afedf97b87be17d292e7f2d/test/parse.test.ts
+      // in the page envelope its src/sources/parkio.ts reads
+      body: Buffer.from(JSON.stringify({ success: true, nextPage: false, page: 1, pageCount: 1, auctions: [{ name: 'Jellyfin.co', price: '99', close_date: '2026-07-10EDT12:41:01000' }] })),
+      listing: listing({
+        domain_name: 'jellyfin.co',
+        status: 'auction',
+        current_bid: 99,
+        auction_end_time: '2026-10-07T16:41:01.000Z',
+        auction_type: 'auction',
+        marketplace_url: 'https://park.io/auctions/view/Jellyfin.co',
+      }),
+    },
+  ];
+
+  it.each(DOCUMENTED.map((example) => [example.profile, example] as const))("%s: its marketplace's documented example yields exactly the listing", async (profile, example) => {
+    const body = await example.body;
+    const server = await serve(() => ({ status: 200, body }), example.path);
+    const result = await sync(source(profile.split('-')[0]!, server.url, { profile }));
+    expect(result).toMatchObject({ status: 'applied', summary: { rowsRead: 1, inserted: 1, rejected: 0, skipped: 0 } });
+    expect(await indexed(test.database, profile.split('-')[0]!)).toEqual([example.listing]);
+  });
+
   it('godaddy-auctions: a zip with a data descriptor around {meta, data}, dollar strings, BuyNow as available, a User-Agent sent', async () => {
     const data = [
       {
