@@ -17,9 +17,9 @@ const servers: FeedServer[] = [];
 
 const DYNADOT = [
   'Domain,Bid Price,Bid Price Currency,Bids,End Time,End Timestamp,Links,Age, Appraisal, Appraisal Currency',
-  'example-auction.com,$101,USD,4,2026/10/11 22:17 PST,1791785820000,https://www.dynadot.com/market/auction/example-auction.com,12,"$1,200",USD',
-  'broken.com,lots,USD,1,2026/10/11 22:17 PST,-,https://www.dynadot.com/market/auction/broken.com,1,-,-',
-  'nobids.net,$25,USD,0,2026/10/12 09:05 PDT,-,https://www.dynadot.com/market/auction/nobids.net,--,-,-',
+  'example-auction.com,$101,USD,4,2026/10/11 22:17 PST,1791785820000,19,12,"$1,200",USD',
+  'broken.com,lots,USD,1,2026/10/11 22:17 PST,-,3,1,-,-',
+  'nobids.net,$25,USD,0,2026/10/12 09:05 PST,-,0,--,-,-',
 ].join('\n');
 
 const ROW = {
@@ -37,7 +37,7 @@ const ROW = {
   valuation: 1200,
   spam_risk: null,
   seoa_dr: null,
-  seoa_backlinks: null,
+  seoa_backlinks: 19,
   seob_tf: null,
   seob_cf: null,
   seob_backlinks: null,
@@ -82,7 +82,7 @@ describe('domain-index feeds check, and profiles in the sources file', () => {
     const parsed = JSON.parse(json.stdout) as { rows: unknown[] };
     expect(Object.keys(parsed)).toEqual(['good', 'bad', 'skipped', 'errors', 'rows']);
     expect(parsed).toMatchObject({ good: 2, bad: 1, skipped: 0, errors: [{ record: 3, reason: 'current_bid (Bid Price): not a money amount "lots"' }] });
-    expect(parsed.rows).toEqual([ROW, { ...ROW, domain_name: 'nobids.net', current_bid: 25, bid_count: 0, auction_end_time: '2026-10-12T16:05:00.000Z', marketplace_url: 'https://www.dynadot.com/market/auction/nobids.net', domain_age: null, valuation: null }]);
+    expect(parsed.rows).toEqual([ROW, { ...ROW, domain_name: 'nobids.net', current_bid: 25, bid_count: 0, auction_end_time: '2026-10-12T16:05:00.000Z', marketplace_url: 'https://www.dynadot.com/market/auction/nobids.net', domain_age: null, valuation: null, seoa_backlinks: 0 }]);
   });
 
   it('fetches a configured source to check it, with secrets from the environment that appear in no output', async () => {
