@@ -24,6 +24,9 @@ async function exposedNames(): Promise<Set<string>> {
   api.queryErrors.inc({ kind: 'stats', node: 'primary', failure: 'unavailable' }, 0);
   sync.lastSuccess.set({ source: 'a' }, 1);
   sync.interval.set({ source: 'a' }, 3600);
+  sync.lastOutcome.set({ source: 'a', outcome: 'failed' }, 1);
+  sync.consecutiveFailures.set({ source: 'a' }, 1);
+  sync.nextDue.set({ source: 'a' }, 3601);
   const text = `${await registry.metrics()}${await readinessRegistry(new Readiness(undefined)).metrics()}`;
   return new Set(parseExposition(text).map((series) => series.name));
 }
