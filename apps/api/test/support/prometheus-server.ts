@@ -24,7 +24,7 @@ export function prometheusSkipped(): boolean {
   const missing = ['promtool', 'prometheus'].filter((program) => !existsSync(join(prometheusBinDir(), program)));
   if (missing.length === 0) return false;
   if (process.env.CI === 'true')
-    throw new Error(`CI=true but ${missing.join(' and ')} was not found in ${prometheusBinDir()}: install Debian's prometheus package (or set PROMETHEUS_BIN_DIR)`);
+    throw new Error(`CI=true but ${missing.join(' and ')} ${missing.length > 1 ? 'were' : 'was'} not found in ${prometheusBinDir()}: install Debian's prometheus package (or set PROMETHEUS_BIN_DIR)`);
   if (!noticeShown) {
     noticeShown = true;
     console.warn(`NOTICE: ${missing.join(' and ')} not found in ${prometheusBinDir()}; the suites that run Prometheus are skipped (install Debian's prometheus package, or set PROMETHEUS_BIN_DIR).`);
