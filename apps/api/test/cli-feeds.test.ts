@@ -109,7 +109,7 @@ describe('domain-index feeds check, and profiles in the sources file', () => {
 
     // the listing of sources shows neither headers nor query values
     const listed = await runCli(['sources'], { ...env, SOURCES_FILE: sourcesFile, DI_CLI_AUTH: `Bearer ${KEY}`, DI_CLI_KEY: KEY });
-    expect(listed.stdout).toMatch(/^dynadot\s+Dynadot\s+1h\s+dynadot-auctions\s+never\s+http:\/\/127\.0\.0\.1:\d+\/market\/auction\/auctions\.csv\n$/m);
+    expect(listed.stdout).toMatch(/^dynadot\s+Dynadot\s+1h\s+dynadot-auctions\s+never\s+0\s+now\s+http:\/\/127\.0\.0\.1:\d+\/market\/auction\/auctions\.csv\s+-\n$/m);
     expect(listed.stdout).not.toContain(KEY);
   });
 
@@ -135,7 +135,7 @@ describe('domain-index feeds check, and profiles in the sources file', () => {
       await database.close();
     }
     const listed = await runCli(['sources'], { ...env, DATA_DIR: dataDir, SOURCES_FILE: sourcesFile });
-    expect(listed.stdout).toMatch(/^dynadot\s+Dynadot\s+1h\s+dynadot-auctions\s+unchanged 20\d\d-\d\d-\d\dT[\d:.]+Z\s+http:/m);
+    expect(listed.stdout).toMatch(/^dynadot\s+Dynadot\s+1h\s+dynadot-auctions\s+unchanged 20\d\d-\d\d-\d\dT[\d:]+Z\s+0\s+20\d\d-\d\d-\d\dT[\d:]+Z\s+http:\S+\s+-\n/m);
   });
 
   it('refuses to start with a mistake in a profile, in one line naming the source and the field', async () => {

@@ -13,6 +13,15 @@ const feed = (name: string, lines: string[]) => {
   return path;
 };
 
+/** `domain-index sources` as rows by source id, each a map from column title to cell. */
+async function sourcesTable(): Promise<Map<string, Record<string, string>>> {
+  const run = await runCli(['sources'], env);
+  expect(run.status).toBe(0);
+  const [header, ...lines] = run.stdout.trimEnd().split('\n').map((line) => line.split(/ {2,}/));
+  expect(header).toEqual(['ID', 'NAME', 'EVERY', 'FORMAT', 'LAST SYNC', 'FAILURES', 'NEXT DUE', 'FEED', 'LAST ERROR']);
+  return new Map(lines.map((cells) => [cells[0]!, Object.fromEntries(header!.map((title, column) => [title, cells[column] ?? '']))]));
+}
+
 describe('domain-index import, purge and sources (embedded database)', () => {
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
@@ -46,6 +55,23 @@ describe('domain-index import, purge and sources (embedded database)', () => {
     expect(run.stdout).toMatch(/^bidhaus: REJECTED, previous batch kept: 1 of 2 rows \(50\.0%\) are bad/);
     const sources = await runCli(['sources'], env);
     expect(sources.stdout).toMatch(/bidhaus\s+BidHaus Auctions\s+1h\s+jsonl\s+rejected 20\d\d-/);
+  });
+
+  it("lists a rejected source's error, its failures in a row and when it is due next, until a batch applies", async () => {
+    const bad = feed('bad-again.jsonl', ['{"domain_name":"y.com","status":"sold"}', JSON.stringify(auctionRecord('only.com'))]);
+    expect((await runCli(['import', '--source', 'bidhaus', bad], env)).status).toBe(1);
+    const rejected = await sourcesTable();
+    const bidhaus = rejected.get('bidhaus')!;
+    const finished = /^rejected (\S+)$/.exec(bidhaus['LAST SYNC']!)?.[1];
+    expect(finished).toMatch(/^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(bidhaus).toMatchObject({ FAILURES: '2', 'NEXT DUE': new Date(Date.parse(finished!) + 3_600_000).toISOString().replace('.000Z', 'Z') });
+    expect(bidhaus['LAST ERROR']).toMatch(/^1 of 2 rows \(50\.0%\) are bad/);
+    // the other sources never synced: due at once, nothing failed
+    expect(rejected.get('droplane')).toMatchObject({ 'LAST SYNC': 'never', FAILURES: '0', 'NEXT DUE': 'now', 'LAST ERROR': '-' });
+
+    const good = feed('good-again.jsonl', [JSON.stringify(auctionRecord('first.com'))]);
+    expect((await runCli(['import', '--source', 'bidhaus', good], env)).status).toBe(0);
+    expect((await sourcesTable()).get('bidhaus')).toMatchObject({ FAILURES: '0', 'LAST ERROR': '-' });
   });
 
   it('answers an unknown source or a missing file with one line and exit code 2', async () => {

@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ApiMetrics } from '../src/ops/api-metrics';
+import { Readiness, readinessRegistry } from '../src/ops/readiness';
 import { SyncMetrics } from '../src/ops/sync-metrics';
 import { parseExposition } from './support/prometheus';
 
@@ -23,7 +24,11 @@ async function exposedNames(): Promise<Set<string>> {
   api.queryErrors.inc({ kind: 'stats', node: 'primary', failure: 'unavailable' }, 0);
   sync.lastSuccess.set({ source: 'a' }, 1);
   sync.interval.set({ source: 'a' }, 3600);
-  return new Set(parseExposition(await registry.metrics()).map((series) => series.name));
+  sync.lastOutcome.set({ source: 'a', outcome: 'failed' }, 1);
+  sync.consecutiveFailures.set({ source: 'a' }, 1);
+  sync.nextDue.set({ source: 'a' }, 3601);
+  const text = `${await registry.metrics()}${await readinessRegistry(new Readiness(undefined)).metrics()}`;
+  return new Set(parseExposition(text).map((series) => series.name));
 }
 
 /** Our own metric families (not prom-client's process defaults), by name. */
@@ -31,7 +36,8 @@ async function ownFamilies(): Promise<Set<string>> {
   const registry = new Registry();
   new ApiMetrics(registry);
   new SyncMetrics(registry);
-  return new Set((await registry.getMetricsAsJSON()).map((metric) => metric.name));
+  const readiness = readinessRegistry(new Readiness(undefined));
+  return new Set([...(await registry.getMetricsAsJSON()), ...(await readiness.getMetricsAsJSON())].map((metric) => metric.name));
 }
 
 describe('the metrics catalogue', () => {
@@ -60,8 +66,11 @@ describe('the metrics catalogue', () => {
     const exposed = await exposedNames();
     const rules = file.groups.flatMap((group) => group.rules);
     expect(rules.map((rule) => rule.alert)).toEqual([
+      'DomainIndexTargetDown',
+      'DomainIndexNotReady',
       'DomainIndexSourceSyncOverdue',
       'DomainIndexSourceNeverSynced',
+      'DomainIndexBatchRejected',
       'DomainIndexHighServerErrorRate',
       'DomainIndexRateLimitBackendUnavailable',
     ]);
@@ -80,7 +89,8 @@ describe('the metrics catalogue', () => {
           names.push(rule.expr.slice(cursor.from, cursor.to));
       } while (cursor.next());
       expect(names.length, rule.alert).toBeGreaterThan(0);
-      for (const name of names) expect(exposed, `${rule.alert} names ${name}`).toContain(name);
+      // `up` is Prometheus' own series of every target
+      for (const name of names.filter((selected) => selected !== 'up')) expect(exposed, `${rule.alert} names ${name}`).toContain(name);
     }
   });
 

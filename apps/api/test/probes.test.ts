@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/key-store';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
 import { freePort, startServe, until } from './support/processes';
+import { parseExposition, total } from './support/prometheus';
 import { startApi } from './support/start-api';
 
 for (const { engine, skip } of testEngines()) {
@@ -38,10 +39,11 @@ describe.skipIf(ownClustersSkipped())('readiness while PostgreSQL is stopped', (
     await cluster.destroy();
   });
 
-  it('is 503 on the API port and the admin listener while the server is down, 200 again once it is back; liveness stays 200', { timeout: 120_000 }, async () => {
+  it('is 503 on the API port and the admin listener (domain_index_ready 0) while the server is down, 200 (1) again once it is back; liveness stays 200', { timeout: 120_000 }, async () => {
     const [port, adminPort] = [await freePort(), await freePort()];
     const server = startServe({ DATABASE_URL: cluster.url(), PORT: String(port), HOST: '127.0.0.1', ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn' });
     const status = async (url: string) => (await fetch(url)).status;
+    const ready = async () => total(parseExposition(await (await fetch(`${admin}/metrics`)).text()), 'domain_index_ready');
     const api = `http://127.0.0.1:${port}`;
     const admin = `http://127.0.0.1:${adminPort}`;
     try {
@@ -50,6 +52,7 @@ describe.skipIf(ownClustersSkipped())('readiness while PostgreSQL is stopped', (
         return server.stdout().includes('listening on');
       }, 60_000);
       for (const base of [api, admin]) expect(await status(`${base}/readyz`)).toBe(200);
+      expect(await ready()).toBe(1);
       await cluster.stop();
       for (const base of [api, admin]) {
         await until(`readiness fails at ${base}`, async () => (await status(`${base}/readyz`)) === 503, 10_000);
@@ -58,6 +61,7 @@ describe.skipIf(ownClustersSkipped())('readiness while PostgreSQL is stopped', (
         expect(await refused.text()).toBe('not ready: database unreachable\n');
         expect(await status(`${base}/livez`)).toBe(200);
       }
+      expect(await ready()).toBe(0);
       const health = await fetch(`${admin}/health`);
       expect(health.status).toBe(503);
       expect(((await health.json()) as { checks: Record<string, [{ status: string }]> }).checks['postgresql:responseTime']![0].status).toBe('fail');
@@ -66,6 +70,7 @@ describe.skipIf(ownClustersSkipped())('readiness while PostgreSQL is stopped', (
         await until(`readiness returns at ${base}`, async () => (await status(`${base}/readyz`)) === 200, 20_000);
         expect(await status(`${base}/livez`)).toBe(200);
       }
+      expect(await ready()).toBe(1);
     } finally {
       server.child.kill('SIGKILL');
     }

@@ -18,6 +18,9 @@ export interface SyncWorkerOptions extends SyncSourceOptions {
   onStarted?: () => void;
 }
 
+/** The loop wakes at least this often, to refresh the metrics' view of every source's state. */
+const MAX_SLEEP_MS = 15_000;
+
 /** Spreads each schedule by up to ±10% so that many sources do not all fire together. */
 function jittered(everyMinutes: number, random: () => number): number {
   return everyMinutes * 60_000 * (0.9 + 0.2 * random());
@@ -34,6 +37,12 @@ export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
   const due = await initialSchedule(database, options.sources, clock.now(), random);
   const purgeEveryMs = options.purgeEveryMs ?? 3_600_000;
   let nextPurge = clock.now().getTime();
+  // Every worker reports each source as the database has it, even one another worker synced.
+  const refreshMetrics = async () => {
+    await options.metrics?.refresh(database).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not read the sources\' sync state for the metrics');
+    });
+  };
   logger.info({ sources: options.sources.map((source) => source.id) }, 'sync worker started');
   options.onStarted?.();
   while (!signal.aborted) {
@@ -53,12 +62,14 @@ export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
     const [sourceId, at] = next;
     const wait = Math.min(at, nextPurge) - clock.now().getTime();
     if (wait > 0) {
-      await sleep(Math.min(wait, 60_000), undefined, { signal }).catch(() => undefined);
+      await refreshMetrics();
+      await sleep(Math.min(wait, MAX_SLEEP_MS), undefined, { signal }).catch(() => undefined);
       continue;
     }
     const source = options.sources.find((candidate) => candidate.id === sourceId)!;
     const result = await syncSource(source, options);
     options.metrics?.record(source.id, result, clock.now());
+    await refreshMetrics();
     due.set(sourceId, clock.now().getTime() + jittered(source.everyMinutes, random));
   }
   logger.info('sync worker stopped');

@@ -6,7 +6,7 @@ import { CliError } from '../cli-error';
 import type { Logger } from '../logger';
 import type { HealthReport } from './health';
 import { probesRouter } from './probes-router';
-import type { Readiness } from './readiness';
+import { readinessRegistry, type Readiness } from './readiness';
 
 /** What the admin listener serves, from whichever process runs it. */
 export interface AdminEndpoints {
@@ -30,10 +30,11 @@ async function startAdminServer(
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(probesRouter(endpoints.readiness));
+  const ready = readinessRegistry(endpoints.readiness);
   app.get('/metrics', (_req, res, next) => {
-    endpoints.metrics().then(({ contentType, text }) => {
+    Promise.all([endpoints.metrics(), ready.metrics()]).then(([{ contentType, text }, readiness]) => {
       // end(), not send(): the content type goes out exactly as the exposition format names it
-      res.set({ 'Content-Type': contentType, 'Cache-Control': 'no-store' }).end(text);
+      res.set({ 'Content-Type': contentType, 'Cache-Control': 'no-store' }).end(`${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${readiness}`);
     }, next);
   });
   app.get('/health', (_req, res, next) => {

@@ -1,9 +1,10 @@
-import { migrationStatus, sourceBatches, sourceSyncs, sql, type Database } from '@domain-index/db';
+import { migrationStatus, sql, type Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import { Redis } from 'ioredis';
 import type { Clock } from '../clock';
 import { answersWithin } from './answers-within';
 import { redisConnected } from '../ratelimit/redis-connected';
+import { readSyncStates, type SourceSyncState } from './sync-state';
 
 /** One check of the health report, as draft-inadmissible-rest-api-health-check words it. */
 export interface HealthCheck {
@@ -13,6 +14,23 @@ export interface HealthCheck {
   observedUnit?: string;
   output?: string;
   time: string;
+}
+
+/**
+ * The check of one source (`sync:ID`): a health check with the source's sync state, the same
+ * as `domain-index sources` shows. `observedValue` is the last success.
+ */
+export interface SourceHealthCheck extends HealthCheck {
+  /** `applied`, `unchanged`, `rejected` or `failed`; absent before the first sync. */
+  lastOutcome?: string;
+  /** When the last sync finished. */
+  lastSyncAt?: string;
+  /** Why the last sync was rejected or failed (never SQL or a secret). */
+  lastError?: string;
+  /** Rejected or failed syncs since the last success. */
+  consecutiveFailures: number;
+  /** When a worker syncs the source next (its last sync plus its interval), or `now`. */
+  nextSyncDue: string;
 }
 
 /** `pass`, `warn` (serving, but look) or `fail` (not serving as it should). */
@@ -186,68 +204,47 @@ export class Health {
     database: Database,
     time: string,
   ): Promise<Record<string, HealthCheck[]>> {
-    const [syncs, batches] = await Promise.all([
-      database.db.select().from(sourceSyncs),
-      database.db.select().from(sourceBatches),
-    ]);
     const now = this.deps.clock.now().getTime();
     const checks: Record<string, HealthCheck[]> = {};
-    for (const source of this.deps.sources) {
-      const sync = syncs.find((row) => row.source === source.id);
-      const success = lastSuccess(sync, batches.find((row) => row.source === source.id)?.appliedAt);
-      const base = { componentType: 'component' as const, time };
-      let check: HealthCheck;
-      if (success === undefined) {
-        check = {
-          ...base,
-          status: 'warn',
-          output:
-            sync === undefined
-              ? 'never synced'
-              : `never synced successfully; last outcome ${sync.lastOutcome ?? 'unknown'}`,
-        };
-      } else if (now - success.getTime() > OVERDUE_INTERVALS * source.everyMinutes * 60_000) {
-        check = {
-          ...base,
-          status: 'warn',
-          observedValue: success.toISOString(),
-          output: `last success is older than ${OVERDUE_INTERVALS} intervals of ${source.everyMinutes} minutes`,
-        };
-      } else if (sync?.lastOutcome === 'failed' || sync?.lastOutcome === 'rejected') {
-        check = {
-          ...base,
-          status: 'warn',
-          observedValue: success.toISOString(),
-          output: `the last sync was ${sync.lastOutcome}; the previous batch is served`,
-        };
-      } else {
-        check = {
-          ...base,
-          status: 'pass',
-          observedValue: success.toISOString(),
-          output: `last outcome ${sync?.lastOutcome ?? 'applied'}`,
-        };
-      }
-      checks[`sync:${source.id}`] = [check];
-    }
+    const states = await readSyncStates(database, this.deps.sources);
+    for (const [index, source] of this.deps.sources.entries())
+      checks[`sync:${source.id}`] = [sourceCheck(source, states[index]!, now, time)];
     return checks;
   }
 }
 
 /**
- * When the source last synced successfully: its last applied batch (written with the rows), or
- * a later sync that found the feed unchanged.
+ * A source's check: `warn` when it never synced successfully, when its last success is older
+ * than two of its intervals, or when its last sync was rejected or failed (the error, the
+ * count of failures in a row and when it is tried next are in the check, as `sources` shows
+ * them).
  */
-export function lastSuccess(
-  sync: { lastOutcome: string | null; lastFinishedAt: Date | null } | undefined,
-  appliedAt: Date | undefined,
-): Date | undefined {
-  const checkedUnchanged =
-    sync?.lastOutcome === 'unchanged' ? (sync.lastFinishedAt ?? undefined) : undefined;
-  if (appliedAt === undefined) return checkedUnchanged;
-  return checkedUnchanged !== undefined && checkedUnchanged > appliedAt
-    ? checkedUnchanged
-    : appliedAt;
+function sourceCheck(
+  source: SourceConfig,
+  state: SourceSyncState,
+  now: number,
+  time: string,
+): SourceHealthCheck {
+  const problems: string[] = [];
+  if (state.lastSuccess === undefined) problems.push(state.lastOutcome === undefined ? 'never synced' : 'never synced successfully');
+  else if (now - state.lastSuccess.getTime() > OVERDUE_INTERVALS * source.everyMinutes * 60_000)
+    problems.push(`last success is older than ${OVERDUE_INTERVALS} intervals of ${source.everyMinutes} minutes`);
+  if (state.lastError !== undefined) {
+    const times = state.consecutiveFailures === 1 ? 'once' : `${state.consecutiveFailures} times in a row`;
+    problems.push(`the last sync ${state.lastOutcome === 'failed' ? 'failed' : 'was rejected'}: ${state.lastError} (${times}); ${state.lastSuccess === undefined ? 'no batch of it has been applied' : 'the previous batch is served'}`);
+  }
+  return {
+    componentType: 'component',
+    status: problems.length === 0 ? 'pass' : 'warn',
+    ...(state.lastSuccess !== undefined && { observedValue: state.lastSuccess.toISOString() }),
+    output: problems.length === 0 ? `last outcome ${state.lastOutcome ?? 'applied'}` : problems.join('; '),
+    ...(state.lastOutcome !== undefined && { lastOutcome: state.lastOutcome }),
+    ...(state.lastFinishedAt !== undefined && { lastSyncAt: state.lastFinishedAt.toISOString() }),
+    ...(state.lastError !== undefined && { lastError: state.lastError }),
+    consecutiveFailures: state.consecutiveFailures,
+    nextSyncDue: state.nextDue?.toISOString() ?? 'now',
+    time,
+  };
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

@@ -1,4 +1,5 @@
 import { sql, type Database } from '@domain-index/db';
+import { Gauge, Registry } from 'prom-client';
 import { answersWithin } from './answers-within';
 
 /** Where an instance is in its life, as a load balancer must see it. */
@@ -63,4 +64,23 @@ export class Readiness {
     if (database === undefined) return false;
     return answersWithin(database.rows(sql`select 1 as ok`).then(() => true), this.checkTimeoutMs);
   }
+}
+
+/**
+ * `domain_index_ready`, in a registry of its own: 1 while the instance answers /readyz with
+ * 200, else 0, taken at each scrape. The admin listener adds it to every /metrics it serves
+ * (one process's, or the primary's sum of its workers'), so `serve`, `serve` with WORKERS and
+ * `sync` all report it, as the process a balancer or an operator polls sees itself.
+ */
+export function readinessRegistry(readiness: Readiness): Registry {
+  const registry = new Registry();
+  new Gauge({
+    name: 'domain_index_ready',
+    help: 'Whether the process is ready (1) or not (0: starting, draining, or its database unreachable), as GET /readyz answers.',
+    registers: [registry],
+    async collect() {
+      this.set((await readiness.answer()).ready ? 1 : 0);
+    },
+  });
+  return registry;
 }

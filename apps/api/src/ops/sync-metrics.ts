@@ -1,13 +1,16 @@
-import { sourceBatches, sourceSyncs, type Database } from '@domain-index/db';
+import type { Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { SyncResult } from '../indexing/sync-source';
-import { lastSuccess } from './health';
+import { readSyncStates, SYNC_OUTCOMES } from './sync-state';
 
 /**
- * The sync worker's Prometheus metrics, per source. The last-success gauge starts from the
- * database, so a restarted worker does not look like a source that never synced, and the
- * interval gauge lets an alert compare the two (deploy/prometheus/alert-rules.yml).
+ * The sync worker's Prometheus metrics, per source. The counters count what this worker did;
+ * the state gauges (last success, last outcome, consecutive failures, next due) are read from
+ * the database at start and again after every sync and on every turn of the worker's loop
+ * (refresh), so that every one of several workers reports the source as it is, including the
+ * one that skipped a source another worker held. The interval gauge lets an alert compare
+ * (deploy/prometheus/alert-rules.yml).
  */
 export class SyncMetrics {
   readonly rowsStaged: Counter<'source'>;
@@ -16,7 +19,11 @@ export class SyncMetrics {
   readonly feedsUnchanged: Counter<'source'>;
   readonly lastSuccess: Gauge<'source'>;
   readonly interval: Gauge<'source'>;
+  readonly lastOutcome: Gauge<'source' | 'outcome'>;
+  readonly consecutiveFailures: Gauge<'source'>;
+  readonly nextDue: Gauge<'source'>;
   readonly purged: Counter;
+  private sources: readonly SourceConfig[] = [];
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
@@ -56,6 +63,24 @@ export class SyncMetrics {
       labelNames: ['source'],
       registers,
     });
+    this.lastOutcome = new Gauge({
+      name: 'domain_index_sync_last_outcome',
+      help: 'How the source\'s last sync ended: 1 for its outcome (applied, unchanged, rejected or failed), 0 for the others; all 0 before its first sync.',
+      labelNames: ['source', 'outcome'],
+      registers,
+    });
+    this.consecutiveFailures = new Gauge({
+      name: 'domain_index_sync_consecutive_failures',
+      help: 'Rejected or failed syncs of the source since its last success (0 once one succeeds).',
+      labelNames: ['source'],
+      registers,
+    });
+    this.nextDue = new Gauge({
+      name: 'domain_index_sync_next_due_timestamp_seconds',
+      help: 'When the source is due to sync next (its last sync plus its interval), unix seconds. Absent for a source that never synced: it is due at once.',
+      labelNames: ['source'],
+      registers,
+    });
     this.purged = new Counter({
       name: 'domain_index_purged_listings_total',
       help: 'Ended listings removed by the hourly purge.',
@@ -63,12 +88,9 @@ export class SyncMetrics {
     });
   }
 
-  /** Sets every source's interval, starts its counters at 0 and its last success from the database. */
+  /** Sets every source's interval, starts its counters at 0 and its state from the database. */
   async initialise(database: Database, sources: readonly SourceConfig[]): Promise<void> {
-    const [syncs, batches] = await Promise.all([
-      database.db.select().from(sourceSyncs),
-      database.db.select().from(sourceBatches),
-    ]);
+    this.sources = sources;
     for (const { id: source, everyMinutes } of sources) {
       this.interval.set({ source }, everyMinutes * 60);
       this.rowsStaged.inc({ source }, 0);
@@ -76,11 +98,21 @@ export class SyncMetrics {
       this.feedsUnchanged.inc({ source }, 0);
       for (const outcome of ['switched', 'rejected', 'failed'])
         this.batches.inc({ source, outcome }, 0);
-      const success = lastSuccess(
-        syncs.find((row) => row.source === source),
-        batches.find((row) => row.source === source)?.appliedAt,
-      );
-      if (success !== undefined) this.lastSuccess.set({ source }, success.getTime() / 1000);
+    }
+    await this.refresh(database);
+  }
+
+  /** Sets every source's state gauges from the database, whichever worker synced it. */
+  async refresh(database: Database): Promise<void> {
+    for (const state of await readSyncStates(database, this.sources)) {
+      const { source } = state;
+      if (state.lastSuccess === undefined) this.lastSuccess.remove({ source });
+      else this.lastSuccess.set({ source }, state.lastSuccess.getTime() / 1000);
+      for (const outcome of SYNC_OUTCOMES)
+        this.lastOutcome.set({ source, outcome }, state.lastOutcome === outcome ? 1 : 0);
+      this.consecutiveFailures.set({ source }, state.consecutiveFailures);
+      if (state.nextDue === undefined) this.nextDue.remove({ source });
+      else this.nextDue.set({ source }, state.nextDue.getTime() / 1000);
     }
   }
 
