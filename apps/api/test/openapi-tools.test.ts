@@ -1,7 +1,12 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { errorEnvelopeSchema, listEnvelopeSchema, statsEnvelopeSchema, type Domain } from '@domain-index/contract';
+import {
+  errorEnvelopeSchema,
+  listEnvelopeSchema,
+  statsEnvelopeSchema,
+  type Domain,
+} from '@domain-index/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureApi } from './support/fixture-api';
 import type { RunningApi } from './support/start-api';
@@ -35,19 +40,31 @@ describe('the served OpenAPI document in third-party tools', () => {
 
   it("names this server, and passes Redocly's recommended ruleset with no error and no warning", async () => {
     expect(document.servers).toMatchObject([{ url: api.baseUrl }]);
-    const { stdout } = await run(tsx, ['scripts/lint-openapi.ts', `${api.baseUrl}/openapi.json`], { cwd: contractDir }).catch((error: unknown) => {
+    const { stdout } = await run(tsx, ['scripts/lint-openapi.ts', `${api.baseUrl}/openapi.json`], {
+      cwd: contractDir,
+    }).catch((error: unknown) => {
       throw new Error(`Redocly found problems:\n${String((error as { stderr?: unknown }).stderr)}`);
     });
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ errors: 0, warnings: 0, ignored: 0 });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      errors: 0,
+      warnings: 0,
+      ignored: 0,
+    });
   }, 60_000);
 
   it('runs every curl sample against this server with a key, and gets what the contract says', async () => {
     const answers: Record<string, unknown> = {};
-    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+    for (const [path, methods] of Object.entries(
+      document.paths as Record<string, Record<string, Json>>,
+    )) {
       const operation = methods.get!;
-      const curl = (operation['x-codeSamples'] as CodeSample[]).find((sample) => sample.label === 'curl')!;
+      const curl = (operation['x-codeSamples'] as CodeSample[]).find(
+        (sample) => sample.label === 'curl',
+      )!;
       expect(curl.source, path).toContain(api.baseUrl);
-      const { stdout } = await run('bash', ['-c', curl.source], { env: { PATH: process.env.PATH ?? '', DOMAIN_INDEX_API_KEY: api.apiKey } });
+      const { stdout } = await run('bash', ['-c', curl.source], {
+        env: { PATH: process.env.PATH ?? '', DOMAIN_INDEX_API_KEY: api.apiKey },
+      });
       answers[operation.operationId as string] = JSON.parse(stdout);
     }
     // a valid page (the fixture has no name with "cloud": an empty one)
@@ -60,7 +77,11 @@ describe('the served OpenAPI document in third-party tools', () => {
   it('walks a search to its end with openapi-fetch and the types openapi-typescript generates', async () => {
     const { stdout } = await run(tsx, ['scripts/openapi-consumer/walk-search.ts'], {
       cwd: contractDir,
-      env: { PATH: process.env.PATH ?? '', DOMAIN_INDEX_BASE_URL: api.baseUrl, DOMAIN_INDEX_API_KEY: api.apiKey },
+      env: {
+        PATH: process.env.PATH ?? '',
+        DOMAIN_INDEX_BASE_URL: api.baseUrl,
+        DOMAIN_INDEX_API_KEY: api.apiKey,
+      },
     });
     const walk = JSON.parse(stdout) as { pages: number; total: number; names: string[] };
     // status=all, 10 a page: every retrievable row once, over several pages

@@ -7,24 +7,42 @@ import { fileURLToPath } from 'node:url';
 
 interface Report {
   totals: { errors: number; warnings: number; ignored: number };
-  problems: { ruleId: string; severity: string; message: string; location?: { pointer?: string }[] }[];
+  problems: {
+    ruleId: string;
+    severity: string;
+    message: string;
+    location?: { pointer?: string }[];
+  }[];
 }
 
 const target = process.argv[2] ?? fileURLToPath(new URL('../dist/openapi.json', import.meta.url));
 const redocly = fileURLToPath(new URL('../node_modules/.bin/redocly', import.meta.url));
-const result = spawnSync(redocly, ['lint', '--extends', 'recommended', '--format', 'json', target], {
-  env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-  encoding: 'utf8',
-});
+const result = spawnSync(
+  redocly,
+  ['lint', '--extends', 'recommended', '--format', 'json', target],
+  {
+    env: {
+      ...process.env,
+      REDOCLY_TELEMETRY: 'off',
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+      NO_COLOR: '1',
+    },
+    encoding: 'utf8',
+  },
+);
 let report: Report;
 try {
   report = JSON.parse(result.stdout) as Report;
 } catch {
-  process.stderr.write(`redocly gave no report (exit ${String(result.status)}):\n${result.stderr}\n`);
+  process.stderr.write(
+    `redocly gave no report (exit ${String(result.status)}):\n${result.stderr}\n`,
+  );
   process.exit(2);
 }
 for (const problem of report.problems) {
-  process.stderr.write(`${problem.severity} ${problem.ruleId} at ${problem.location?.[0]?.pointer ?? '?'}: ${problem.message}\n`);
+  process.stderr.write(
+    `${problem.severity} ${problem.ruleId} at ${problem.location?.[0]?.pointer ?? '?'}: ${problem.message}\n`,
+  );
 }
 console.log(JSON.stringify(report.totals));
 process.exit(report.totals.errors + report.totals.warnings === 0 ? 0 : 1);

@@ -1,8 +1,20 @@
 import type { z } from 'zod';
 import { domainSchema } from './domain';
-import { listEnvelopeSchema, lookupEnvelopeSchema, metaSchema, statsEnvelopeSchema } from './envelopes';
+import {
+  listEnvelopeSchema,
+  lookupEnvelopeSchema,
+  metaSchema,
+  statsEnvelopeSchema,
+} from './envelopes';
 import { errorEnvelopeSchema } from './errors';
-import { DOMAIN_EXAMPLE, ERROR_EXAMPLES, LIST_EXAMPLE, LOOKUP_EXAMPLE, META_EXAMPLE, STATS_EXAMPLE } from './openapi-examples';
+import {
+  DOMAIN_EXAMPLE,
+  ERROR_EXAMPLES,
+  LIST_EXAMPLE,
+  LOOKUP_EXAMPLE,
+  META_EXAMPLE,
+  STATS_EXAMPLE,
+} from './openapi-examples';
 
 /** A string format the schemas cannot say themselves (a plain `z.string()` that holds a URL). */
 export type StringFormat = 'uri' | 'date-time' | 'email';
@@ -31,7 +43,8 @@ const entry = <T extends z.ZodTypeAny>(value: ComponentEntry<T>): ComponentEntry
 export const OPENAPI_COMPONENTS = {
   Domain: entry({
     schema: domainSchema,
-    description: 'A listed domain. All 35 fields are always present; a field without a value is null.',
+    description:
+      'A listed domain. All 35 fields are always present; a field without a value is null.',
     example: DOMAIN_EXAMPLE,
     formats: { marketplace_url: 'uri' },
   }),
@@ -42,7 +55,8 @@ export const OPENAPI_COMPONENTS = {
   }),
   Pagination: entry({
     schema: listEnvelopeSchema.shape.pagination,
-    description: 'Where a page sits in its walk. The last page has `has_more: false` and `next_cursor: null`.',
+    description:
+      'Where a page sits in its walk. The last page has `has_more: false` and `next_cursor: null`.',
     example: LIST_EXAMPLE.pagination,
   }),
   Total: entry({

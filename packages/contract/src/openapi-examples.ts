@@ -11,7 +11,8 @@ import { API_VERSION, COUNTS_NOTE, INDEX_SCORE_CAVEAT } from './texts';
  */
 
 /** A search cursor as the API makes them (base64url JSON and a signature); opaque to callers. */
-export const CURSOR_EXAMPLE = 'WyJxOFhjMm1QbDBhWl8xblJ0Iiw3OCwiY2xvdWRraXRjaGVuLmNvbSIsNDgyMTMsMV0.T51x2mJ8N_dXGwGjegamUA';
+export const CURSOR_EXAMPLE =
+  'WyJxOFhjMm1QbDBhWl8xblJ0Iiw3OCwiY2xvdWRraXRjaGVuLmNvbSIsNDgyMTMsMV0.T51x2mJ8N_dXGwGjegamUA';
 
 /** A running auction with SEO metrics, as search and lookup return it. */
 export const DOMAIN_EXAMPLE: Domain = {
@@ -86,7 +87,10 @@ const FIXED_PRICE_EXAMPLE: Domain = {
 };
 
 /** `meta` of every successful response. */
-export const META_EXAMPLE: ListEnvelope['meta'] = { api_version: API_VERSION, index_score: INDEX_SCORE_CAVEAT };
+export const META_EXAMPLE: ListEnvelope['meta'] = {
+  api_version: API_VERSION,
+  index_score: INDEX_SCORE_CAVEAT,
+};
 
 /** A first page of a search with more pages to come. */
 export const LIST_EXAMPLE: ListEnvelope = {
@@ -98,7 +102,11 @@ export const LIST_EXAMPLE: ListEnvelope = {
 };
 
 /** The answer of a lookup. */
-export const LOOKUP_EXAMPLE: LookupEnvelope = { object: 'domain', data: DOMAIN_EXAMPLE, meta: META_EXAMPLE };
+export const LOOKUP_EXAMPLE: LookupEnvelope = {
+  object: 'domain',
+  data: DOMAIN_EXAMPLE,
+  meta: META_EXAMPLE,
+};
 
 /** The answer of the stats endpoint. */
 export const STATS_EXAMPLE: StatsEnvelope = {
@@ -109,7 +117,13 @@ export const STATS_EXAMPLE: StatsEnvelope = {
     live: 402_118,
     retrievable: 1_190_004,
     by_status: { auction: 402_118, dropping: 611_230, available: 176_656 },
-    by_source: { bidhaus: 398_412, droplane: 402_977, namemarket: 201_385, expirex: 171_904, brandbay: 109_632 },
+    by_source: {
+      bidhaus: 398_412,
+      droplane: 402_977,
+      namemarket: 201_385,
+      expirex: 171_904,
+      brandbay: 109_632,
+    },
   },
   meta: { ...META_EXAMPLE, counts: COUNTS_NOTE },
 };
@@ -118,37 +132,71 @@ export const STATS_EXAMPLE: StatsEnvelope = {
 export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { code: Code } } = {
   api_key_in_query: {
     code: 'api_key_in_query',
-    message: 'api_key must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked',
+    message:
+      'api_key must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked',
     param: 'api_key',
   },
-  invalid_parameter: { code: 'invalid_parameter', message: 'max_price must be greater than or equal to min_price', param: 'max_price' },
-  unknown_parameter: { code: 'unknown_parameter', message: 'page is not a parameter of this endpoint', param: 'page' },
-  invalid_domain: { code: 'invalid_domain', message: 'cloud_kitchen.com is not a valid domain name' },
-  missing_api_key: { code: 'missing_api_key', message: 'send your API key in the header Authorization: Bearer <API_KEY>' },
-  invalid_authorization_header: { code: 'invalid_authorization_header', message: 'the Authorization header must be "Bearer <API_KEY>"' },
+  invalid_parameter: {
+    code: 'invalid_parameter',
+    message: 'max_price must be greater than or equal to min_price',
+    param: 'max_price',
+  },
+  unknown_parameter: {
+    code: 'unknown_parameter',
+    message: 'page is not a parameter of this endpoint',
+    param: 'page',
+  },
+  invalid_domain: {
+    code: 'invalid_domain',
+    message: 'cloud_kitchen.com is not a valid domain name',
+  },
+  missing_api_key: {
+    code: 'missing_api_key',
+    message: 'send your API key in the header Authorization: Bearer <API_KEY>',
+  },
+  invalid_authorization_header: {
+    code: 'invalid_authorization_header',
+    message: 'the Authorization header must be "Bearer <API_KEY>"',
+  },
   invalid_api_key: { code: 'invalid_api_key', message: 'the API key is not valid' },
-  domain_not_found: { code: 'domain_not_found', message: 'cloudkitchen.net is not currently listed on any supported marketplace' },
+  domain_not_found: {
+    code: 'domain_not_found',
+    message: 'cloudkitchen.net is not currently listed on any supported marketplace',
+  },
   not_found: {
     code: 'not_found',
-    message: 'no endpoint at /api/v1/domain; see /api/v1/domains, /api/v1/domains/{domain} and /api/v1/stats',
+    message:
+      'no endpoint at /api/v1/domain; see /api/v1/domains, /api/v1/domains/{domain} and /api/v1/stats',
   },
   method_not_allowed: { code: 'method_not_allowed', message: 'POST is not allowed here; use GET' },
-  rate_limited: { code: 'rate_limited', message: 'this key has used its 1000 requests of the current window; retry after 1260 s' },
-  internal_error: { code: 'internal_error', message: 'an unexpected error occurred; it has been logged, please retry' },
-  key_lookup_unavailable: { code: 'key_lookup_unavailable', message: 'the API key could not be checked right now; please retry' },
+  rate_limited: {
+    code: 'rate_limited',
+    message: 'this key has used its 1000 requests of the current window; retry after 1260 s',
+  },
+  internal_error: {
+    code: 'internal_error',
+    message: 'an unexpected error occurred; it has been logged, please retry',
+  },
+  key_lookup_unavailable: {
+    code: 'key_lookup_unavailable',
+    message: 'the API key could not be checked right now; please retry',
+  },
   plan_lookup_unavailable: {
     code: 'plan_lookup_unavailable',
     message: "the key's plan could not be resolved, so its limit is unknown; please retry",
   },
   rate_limit_unavailable: {
     code: 'rate_limit_unavailable',
-    message: 'the rate limiter is unavailable, so the request is refused rather than served unmetered; please retry',
+    message:
+      'the rate limiter is unavailable, so the request is refused rather than served unmetered; please retry',
   },
   query_failed: { code: 'query_failed', message: 'the query could not complete; please retry' },
 };
 
 /** A value of each search parameter, as a caller passes it; each one alone is a valid query. */
-export const SEARCH_PARAMETER_EXAMPLES: { readonly [Name in keyof Required<NonNullable<SearchParams>>]: string | number | boolean } = {
+export const SEARCH_PARAMETER_EXAMPLES: {
+  readonly [Name in keyof Required<NonNullable<SearchParams>>]: string | number | boolean;
+} = {
   search: 'cloud',
   status: 'all',
   tld: 'com',
@@ -178,4 +226,6 @@ export const SEARCH_PARAMETER_EXAMPLES: { readonly [Name in keyof Required<NonNu
 };
 
 /** The values of path parameters, by name. */
-export const PATH_PARAMETER_EXAMPLES: Readonly<Record<string, string>> = { domain: DOMAIN_EXAMPLE.domain_name };
+export const PATH_PARAMETER_EXAMPLES: Readonly<Record<string, string>> = {
+  domain: DOMAIN_EXAMPLE.domain_name,
+};

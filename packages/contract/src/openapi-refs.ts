@@ -1,7 +1,8 @@
 /** A JSON object of the document. */
 export type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Replaces every subschema of `node` that is exactly the schema of a named component with a
@@ -10,12 +11,18 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
  * writes the same zod schema to the same JSON wherever it occurs, so equal text means the same
  * schema. `keepRoot` leaves `node` itself (a component's own definition) in place.
  */
-export function referToComponents(node: unknown, named: ReadonlyMap<string, string>, keepRoot = false): unknown {
+export function referToComponents(
+  node: unknown,
+  named: ReadonlyMap<string, string>,
+  keepRoot = false,
+): unknown {
   if (Array.isArray(node)) return node.map((item) => referToComponents(item, named));
   if (!isObject(node)) return node;
   const name = keepRoot ? undefined : named.get(JSON.stringify(node));
   if (name !== undefined) return { $ref: `#/components/schemas/${name}` };
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, referToComponents(value, named)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, referToComponents(value, named)]),
+  );
 }
 
 /** Every `$ref` target in `node`, e.g. `#/components/schemas/Domain`. */
@@ -43,7 +50,10 @@ export function visitObjects(node: unknown, visit: (object: Json) => void): void
  * `node` with every `#/components/schemas/...` reference replaced by the schema it names, for
  * readers that want a schema whole (the API's compiled serializers).
  */
-export function inlineReferences(node: unknown, schemas: Readonly<Record<string, unknown>>): unknown {
+export function inlineReferences(
+  node: unknown,
+  schemas: Readonly<Record<string, unknown>>,
+): unknown {
   if (Array.isArray(node)) return node.map((item) => inlineReferences(item, schemas));
   if (!isObject(node)) return node;
   const ref = node.$ref;
@@ -52,5 +62,7 @@ export function inlineReferences(node: unknown, schemas: Readonly<Record<string,
     if (!Object.hasOwn(schemas, name)) throw new Error(`no component schema ${name}`);
     return inlineReferences(schemas[name], schemas);
   }
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inlineReferences(value, schemas)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, inlineReferences(value, schemas)]),
+  );
 }

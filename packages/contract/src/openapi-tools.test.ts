@@ -7,7 +7,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const run = (command: string, args: string[]) => execFileSync(command, args, { cwd: packageDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const run = (command: string, args: string[]) =>
+  execFileSync(command, args, {
+    cwd: packageDir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 describe('the OpenAPI document in third-party tools', () => {
   beforeAll(() => {
@@ -23,7 +28,11 @@ describe('the OpenAPI document in third-party tools', () => {
     } catch (error) {
       throw new Error(`Redocly found problems:\n${String((error as { stderr?: unknown }).stderr)}`);
     }
-    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({ errors: 0, warnings: 0, ignored: 0 });
+    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
+      errors: 0,
+      warnings: 0,
+      ignored: 0,
+    });
   }, 60_000);
 
   it("gives openapi-typescript a named Domain type that a customer's scripts compile against", () => {

@@ -25,9 +25,13 @@ export class OpenApiBody {
   constructor(publicUrl: string | undefined) {
     this.publicUrl = publicUrl?.replace(/\/+$/, '');
     // written into the code samples as it is, between quotes
-    const host = this.publicUrl === undefined ? undefined : /^https?:\/\/(.+)$/.exec(this.publicUrl)?.[1];
-    if (this.publicUrl !== undefined && (host === undefined || !HOST.test(host))) throw new Error('the public URL must be http(s):// and a host');
-    this.parts = `${JSON.stringify(openApiDocument({ serverUrl: ORIGIN_MARK }), null, 2)}\n`.split(ORIGIN_MARK);
+    const host =
+      this.publicUrl === undefined ? undefined : /^https?:\/\/(.+)$/.exec(this.publicUrl)?.[1];
+    if (this.publicUrl !== undefined && (host === undefined || !HOST.test(host)))
+      throw new Error('the public URL must be http(s):// and a host');
+    this.parts = `${JSON.stringify(openApiDocument({ serverUrl: ORIGIN_MARK }), null, 2)}\n`.split(
+      ORIGIN_MARK,
+    );
   }
 
   /** The server address a request's document names. */
@@ -43,7 +47,9 @@ export class OpenApiBody {
     const cached = this.bodies.get(origin);
     if (cached !== undefined) return cached;
     // inside a JSON string: the origin's characters escaped as JSON escapes them
-    const body = new Precompressed(Buffer.from(this.parts.join(JSON.stringify(origin).slice(1, -1))));
+    const body = new Precompressed(
+      Buffer.from(this.parts.join(JSON.stringify(origin).slice(1, -1))),
+    );
     if (this.bodies.size < MAX_CACHED_ORIGINS) this.bodies.set(origin, body);
     return body;
   }

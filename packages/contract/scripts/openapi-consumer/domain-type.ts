@@ -11,7 +11,10 @@ type SearchQuery = NonNullable<operations['searchDomains']['parameters']['query'
 /** A one-line summary of a listing, as a customer's report would print it. */
 export function describeListing(domain: Domain): string {
   const price = domain.current_bid ?? domain.buy_now_price;
-  const ends = domain.auction_end_time === null ? 'no end' : `ends ${new Date(domain.auction_end_time).toISOString()}`;
+  const ends =
+    domain.auction_end_time === null
+      ? 'no end'
+      : `ends ${new Date(domain.auction_end_time).toISOString()}`;
   return `${domain.domain_name} (${domain.status}, ${domain.source}): ${price === null ? 'no price' : `$${price}`}, ${ends}`;
 }
 
@@ -20,9 +23,16 @@ export function rowsOf(page: ListEnvelope): { rows: Domain[]; next: string | nul
   return { rows: page.data, next: page.pagination.has_more ? page.pagination.next_cursor : null };
 }
 
-export const query: SearchQuery = { search: 'cloud', status: 'dropping', max_length: 8, no_hyphens: true, sort: 'length' };
+export const query: SearchQuery = {
+  search: 'cloud',
+  status: 'dropping',
+  max_length: 8,
+  no_hyphens: true,
+  sort: 'length',
+};
 
-export const code = (error: ApiError): string => (error.param === undefined ? error.code : `${error.code} (${error.param})`);
+export const code = (error: ApiError): string =>
+  error.param === undefined ? error.code : `${error.code} (${error.param})`;
 
 // @ts-expect-error status is a closed set
 export const badStatus: Domain['status'] = 'sold';

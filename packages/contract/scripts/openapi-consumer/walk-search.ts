@@ -20,9 +20,17 @@ let total: number | undefined;
 let cursor: string | undefined;
 for (;;) {
   const { data, error, response } = await client.GET('/api/v1/domains', {
-    params: { query: { status: 'all', limit: 10, ...(search === undefined ? {} : { search }), ...(cursor === undefined ? {} : { cursor }) } },
+    params: {
+      query: {
+        status: 'all',
+        limit: 10,
+        ...(search === undefined ? {} : { search }),
+        ...(cursor === undefined ? {} : { cursor }),
+      },
+    },
   });
-  if (error !== undefined) throw new Error(`HTTP ${response.status} ${error.error.code}: ${error.error.message}`);
+  if (error !== undefined)
+    throw new Error(`HTTP ${response.status} ${error.error.code}: ${error.error.message}`);
   pages += 1;
   total ??= data.total.value;
   names.push(...data.data.map((domain: Domain) => domain.domain_name));
