@@ -11,6 +11,8 @@ export interface OperationDocs {
   tag: keyof typeof OPENAPI_TAGS;
   /** The one title of the 200 response on /docs. */
   ok: string;
+  /** Examples of this operation's own parameters; others come from openapi-examples.ts. */
+  parameterExamples?: Readonly<Record<string, string | number | boolean>>;
   /** The query of the curl sample, as sent. */
   sampleQuery?: Readonly<Record<string, string>>;
   /**

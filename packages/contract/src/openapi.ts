@@ -160,8 +160,9 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       for (const parameter of operation.parameters as Json[]) {
         const name = parameter.name as string;
         parameter.example =
-          parameter.in === 'path' ? PATH_PARAMETER_EXAMPLES[name] : SEARCH_PARAMETER_EXAMPLES[name as keyof typeof SEARCH_PARAMETER_EXAMPLES];
-        if (parameter.example === undefined) throw new Error(`no example for the parameter ${name} of ${id}`);
+          docs.parameterExamples?.[name] ??
+          (parameter.in === 'path' ? PATH_PARAMETER_EXAMPLES[name] : SEARCH_PARAMETER_EXAMPLES[name as keyof typeof SEARCH_PARAMETER_EXAMPLES]);
+        if (parameter.example === undefined) throw new Error(`no example for the parameter ${name} of ${id}: add it to its parameterExamples in openapi-operations.ts`);
       }
       const responses = operation.responses as Record<string, Json>;
       for (const [statusText, response] of Object.entries(responses)) {
@@ -172,7 +173,8 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
         media.schema = referToComponents(media.schema, named);
         if (codes === undefined) {
           response.description = docs.ok;
-          const ref = (media.schema as Json).$ref as string;
+          const ref = (media.schema as Json).$ref;
+          if (typeof ref !== 'string') throw new Error(`the 200 schema of ${id} is not a named component: add it to openapi-components.ts`);
           media.example = schemas[ref.slice(ref.lastIndexOf('/') + 1)]?.example;
         } else {
           response.description = `${ERROR_TITLES[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}`;
