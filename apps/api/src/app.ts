@@ -60,6 +60,8 @@ export interface AppDeps {
   dashboard?: (Pick<DashboardDeps, 'publicUrl' | 'signupOpen' | 'signInLimiter'> & Partial<Pick<DashboardDeps, 'passwords'>>) | undefined;
   /** Whose X-Forwarded-For gives the client address (the limits and the audit log); nobody's without it. */
   trustProxy?: TrustProxy | undefined;
+  /** PUBLIC_URL when configured: the OpenAPI document's server; without it, each request's origin. */
+  publicUrl?: string | undefined;
 }
 
 /** The dependencies as the routes see them: every optional one settled. */
@@ -84,7 +86,7 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(sendJson());
   if (deps.usage !== undefined) app.use(countUsage(deps.usage, deps.clock));
   if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, ...deps.dashboard }));
-  app.use(apiDocsRouter());
+  app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
 
   const s = initServer();
   const router = s.router(contract, {

@@ -144,6 +144,8 @@ export interface Config {
    * 127.0.0.1, which works only on this machine, so `serve` and `accounts` warn.
    */
   publicUrlGuessed: boolean;
+  /** PUBLIC_URL as configured, without a trailing slash; undefined when unset (publicUrl is then a default). */
+  configuredPublicUrl: string | undefined;
   /** Whether anyone may create a dashboard account (`SIGNUP=open`), or only the operator. */
   signupOpen: boolean;
   /** Whose X-Forwarded-For decides a request's client address (TRUST_PROXY); false: nobody's. */
@@ -223,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: e.WORKERS,
     publicUrl: (e.PUBLIC_URL ?? `http://${linkHost}:${e.PORT}`).replace(/\/$/, ''),
     publicUrlGuessed: e.PUBLIC_URL === undefined && wildcard,
+    configuredPublicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
     signupOpen: e.SIGNUP === 'open',
     trustProxy: e.TRUST_PROXY ?? false,
     admin: e.ADMIN_PORT === undefined ? undefined : { host: e.ADMIN_HOST, port: e.ADMIN_PORT },

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { ERROR_STATUS } from '@domain-index/contract';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,20 @@ import { searchParamSpecs } from './support/contract-values';
 import { startApi, type RunningApi } from './support/start-api';
 
 type Json = Record<string, unknown>;
+
+/** GET with a Host header of our choosing (fetch sends the URL's own). */
+function getWithHost(baseUrl: string, path: string, host: string): Promise<Json> {
+  return new Promise((resolve, reject) => {
+    request(`${baseUrl}${path}`, { headers: { host } }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve(JSON.parse(body) as Json));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
 
 describe('the OpenAPI document and the reference page', () => {
   let api: RunningApi;
@@ -59,8 +74,8 @@ describe('the OpenAPI document and the reference page', () => {
         // a status whose codes come before and after the limit says which carry them
         if (status === '400') expect(String((headers['X-RateLimit-Limit'] as Json).description)).toMatch(/Sent with invalid_parameter, unknown_parameter, invalid_domain\./);
         if (Number(status) < 400) continue;
-        const schema = ((response.content as Json)['application/json'] as Json).schema as Json;
-        const codes = ((((schema.properties as Json).error as Json).properties as Json).code as Json).enum as string[];
+        // one example per code the status can carry, named by the code
+        const codes = Object.keys(((response.content as Json)['application/json'] as Json).examples as Json);
         expect(codes.length, status).toBeGreaterThan(0);
         for (const code of codes) {
           expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS], code).toBe(Number(status));
@@ -70,6 +85,30 @@ describe('the OpenAPI document and the reference page', () => {
     }
     expect([...seen].sort()).toEqual(Object.keys(ERROR_STATUS).sort());
     expect((document.components as Json).securitySchemes).toMatchObject({ bearer: { type: 'http', scheme: 'bearer' } });
+  });
+
+  it('names the origin a request used as its server, in the servers list and in the code samples', async () => {
+    const port = new URL(api.baseUrl).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'api.domains.test']) {
+      const served = await getWithHost(api.baseUrl, '/openapi.json', host);
+      expect(served.servers, host).toMatchObject([{ url: `http://${host}` }]);
+      const samples = (((served.paths as Record<string, Record<string, Json>>)['/api/v1/stats']!.get!)['x-codeSamples'] as Json[]).map((sample) => String(sample.source));
+      for (const sample of samples) expect(sample, host).toContain(`http://${host}`);
+    }
+    // a Host header that is not a host is not written into the document
+    const odd = await getWithHost(api.baseUrl, '/openapi.json', 'a"b');
+    expect(odd.servers).toMatchObject([{ url: 'http://127.0.0.1:3000' }]);
+  });
+
+  it('names PUBLIC_URL as its server when one is configured, whatever the request', async () => {
+    const configured = await startApi('pglite', { test: api.test, overrides: { publicUrl: 'https://domains.example.org/' } });
+    try {
+      const served = await getWithHost(configured.baseUrl, '/openapi.json', 'elsewhere.test');
+      expect(served.servers).toMatchObject([{ url: 'https://domains.example.org' }]);
+      expect(JSON.stringify(served)).not.toContain('elsewhere.test');
+    } finally {
+      await configured.close();
+    }
   });
 
   it('sends the document and the page script compressed when asked, the same bytes as uncompressed', async () => {

@@ -7,17 +7,17 @@ import { getJson, type RequestOptions, type TransportSettings } from './transpor
 /** Options of a client. */
 export interface ClientOptions {
   /** Your API key. Default: the `DOMAIN_INDEX_API_KEY` environment variable. Sent only in the Authorization header. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Where the API runs, without `/api/v1`. Default: `DOMAIN_INDEX_BASE_URL`, else `http://127.0.0.1:3000`. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Milliseconds before one attempt is abandoned. Default 30,000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries after a 429, a 5xx or a failed connection. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The longest Retry-After (seconds) worth waiting out; a longer one throws at once. Default 60. */
-  maxRetryAfter?: number;
+  maxRetryAfter?: number | undefined;
   /** A fetch implementation; default the global fetch of Node 18+. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /** Index statistics, with the API's note on how they are measured. */

@@ -1,5 +1,6 @@
 export { DomainIndex, type ClientOptions, type Stats } from './client';
 export {
+  AbortError,
   AuthenticationError,
   ConnectionError,
   DomainIndexError,
@@ -9,6 +10,7 @@ export {
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
+  type ErrorCodeOf,
 } from './errors';
 export type {
   Domain,

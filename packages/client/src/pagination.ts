@@ -4,9 +4,9 @@ import type { RequestOptions } from './transport';
 /** Options of a search walk. */
 export interface ListOptions extends RequestOptions {
   /** Stop after this many rows in total (iteration over rows). */
-  maxItems?: number;
+  maxItems?: number | undefined;
   /** Stop after this many pages (iteration over pages or rows). */
-  maxPages?: number;
+  maxPages?: number | undefined;
 }
 
 /** Fetches one page for a set of parameters and a cursor. */

@@ -1,14 +1,14 @@
-import { ConnectionError, DomainIndexError, errorFromResponse, parseRetryAfter, TimeoutError } from './errors';
+import { abortedBy, ConnectionError, DomainIndexError, errorFromResponse, parseRetryAfter, TimeoutError } from './errors';
 import { readRateLimit, type RateLimitInfo } from './rate-limit';
 
 /** Per-call options. */
 export interface RequestOptions {
   /** Cancels the call (and a page walk) when aborted. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Milliseconds before one attempt is abandoned. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries after a 429, a 5xx or a failed connection. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
 }
 
 /** How the transport behaves; the client's options after defaults. */
@@ -32,19 +32,15 @@ function backoffMs(attempt: number): number {
   return base * (0.75 + Math.random() * 0.5);
 }
 
-function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted.', 'AbortError');
-}
-
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(abortError(signal));
+      reject(abortedBy(signal));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(abortError(signal!));
+      reject(abortedBy(signal!));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -69,7 +65,7 @@ export async function getJson<T>(
   const maxRetries = options.maxRetries ?? settings.maxRetries;
   const timeout = options.timeout ?? settings.timeout;
   for (let attempt = 0; ; attempt += 1) {
-    if (options.signal?.aborted) throw abortError(options.signal);
+    if (options.signal?.aborted) throw abortedBy(options.signal);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -88,8 +84,18 @@ export async function getJson<T>(
       });
       const rateLimit = readRateLimit(response.headers);
       if (rateLimit !== undefined) settings.onRateLimit(rateLimit);
-      const body: unknown = await response.json().catch(() => undefined);
-      if (response.ok) return body as T;
+      let body: unknown;
+      try {
+        body = await response.json();
+      } catch (error) {
+        // cut off while reading: a timeout or an abort, handled below like one before the answer
+        if (controller.signal.aborted) throw error;
+        body = undefined;
+      }
+      if (response.ok) {
+        if (body === undefined) throw new DomainIndexError(`the response (HTTP ${response.status}) is not JSON`, { status: response.status, requestId: response.headers.get('x-request-id') ?? undefined, headers: response.headers });
+        return body as T;
+      }
       failure = errorFromResponse(response.status, body, response.headers);
       const retryable = response.status === 429 || response.status >= 500;
       if (!retryable || attempt >= maxRetries) throw failure;
@@ -100,7 +106,7 @@ export async function getJson<T>(
       continue;
     } catch (error) {
       if (error instanceof DomainIndexError && !(error instanceof ConnectionError)) throw error;
-      if (options.signal?.aborted) throw abortError(options.signal);
+      if (options.signal?.aborted) throw abortedBy(options.signal);
       failure = timedOut
         ? new TimeoutError(`no response within ${timeout} ms`, { cause: error })
         : error instanceof ConnectionError

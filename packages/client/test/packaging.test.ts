@@ -1,10 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '@domain-index/contract/openapi';
 import { startLiveApi, type LiveApi } from './support/live-api';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -17,16 +21,64 @@ function readmeExamples(): string[] {
   return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
+/**
+ * A loopback server that takes requests and never answers them (so a call can be aborted in
+ * flight), and tells at GET /__seen how many API requests it has received.
+ */
+async function startSilentServer(): Promise<{ url: string; close(): Promise<void> }> {
+  let seen = 0;
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/__seen') res.end(String(seen));
+    else seen += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Script text: waits (polling, with a deadline) until the silent server has one more request than `before`. */
+const WAIT_FOR_REQUEST = `
+const seen = async () => Number(await (await fetch(process.env.SILENT_URL + '/__seen')).text());
+async function arrived(before) {
+  for (const deadline = Date.now() + 10000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+    if ((await seen()) > before) return;
+  }
+  throw new Error('the request never reached the server');
+}
+/** The error of a call of lib's client aborted once its request has reached the server. */
+async function abortedInFlight(lib) {
+  const client = new lib.DomainIndex({ apiKey: 'dix_test_abc', baseUrl: process.env.SILENT_URL, maxRetries: 2 });
+  const controller = new AbortController();
+  const before = await seen();
+  const pending = client.stats({ signal: controller.signal }).then(() => 'answered', (error) => error);
+  await arrived(before);
+  controller.abort();
+  return pending;
+}
+`;
+
 describe('the published package, installed from its tarball outside the workspace', () => {
   let api: LiveApi;
+  let silent: Awaited<ReturnType<typeof startSilentServer>>;
   let scratch: string;
   let env: NodeJS.ProcessEnv;
   const run = (file: string) => execFileSync(process.execPath, [file], { cwd: scratch, env, encoding: 'utf8', timeout: 60_000 });
+  // asynchronous: the silent server answers /__seen from this process
+  const runAsync = async (file: string) => (await promisify(execFile)(process.execPath, [file], { cwd: scratch, env, encoding: 'utf8', timeout: 60_000 })).stdout;
 
   beforeAll(async () => {
     api = await startLiveApi();
+    silent = await startSilentServer();
     scratch = mkdtempSync(join(tmpdir(), 'di-consumer-'));
-    env = { PATH: process.env.PATH ?? '', DOMAIN_INDEX_API_KEY: api.apiKey, DOMAIN_INDEX_BASE_URL: api.baseUrl };
+    env = { PATH: process.env.PATH ?? '', DOMAIN_INDEX_API_KEY: api.apiKey, DOMAIN_INDEX_BASE_URL: api.baseUrl, SILENT_URL: silent.url };
+    // from a clean slate: `pack` must build the code itself (prepack)
+    rmSync(join(packageDir, 'dist'), { recursive: true, force: true });
     execFileSync('npm', ['pack', '--pack-destination', scratch], { cwd: packageDir, stdio: 'ignore' });
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
@@ -34,6 +86,7 @@ describe('the published package, installed from its tarball outside the workspac
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], { cwd: scratch, stdio: 'ignore' });
   }, 240_000);
   afterAll(async () => {
+    await silent?.close();
     await api.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -43,6 +96,56 @@ describe('the published package, installed from its tarball outside the workspac
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
     expect(readdirSync(installed).sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'package.json']);
+  });
+
+  it('holds every file its README links to', () => {
+    const installed = join(scratch, 'node_modules/@domain-index/client');
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]!).filter((target) => !/^[a-z]+:/.test(target) && !target.startsWith('#'));
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of links) {
+      expect(link, link).not.toMatch(/^\.\.\//);
+      expect(existsSync(join(installed, link.split('#')[0]!)), link).toBe(true);
+    }
+  });
+
+  it('throws its own AbortError and TimeoutError from both builds, instanceof either copy of the classes', async () => {
+    writeFileSync(
+      join(scratch, 'abort.mjs'),
+      `import * as esm from '@domain-index/client';
+import { createRequire } from 'node:module';
+const cjs = createRequire(import.meta.url)('@domain-index/client');
+${WAIT_FOR_REQUEST}
+const classes = (error) => ({
+  name: error.name,
+  abortEsm: error instanceof esm.AbortError,
+  abortCjs: error instanceof cjs.AbortError,
+  baseEsm: error instanceof esm.DomainIndexError,
+  baseCjs: error instanceof cjs.DomainIndexError,
+  connection: error instanceof esm.ConnectionError || error instanceof cjs.ConnectionError,
+  timeoutEsm: error instanceof esm.TimeoutError,
+  timeoutCjs: error instanceof cjs.TimeoutError,
+  rateLimit: error instanceof esm.RateLimitError || error instanceof cjs.RateLimitError,
+});
+const slow = (lib) => new lib.DomainIndex({ apiKey: 'dix_test_abc', baseUrl: process.env.SILENT_URL, timeout: 200, maxRetries: 0 }).stats().catch((error) => error);
+console.log(JSON.stringify({
+  twoCopies: esm.AbortError !== cjs.AbortError,
+  fromEsm: classes(await abortedInFlight(esm)),
+  fromCjs: classes(await abortedInFlight(cjs)),
+  timeoutFromEsm: classes(await slow(esm)),
+  timeoutFromCjs: classes(await slow(cjs)),
+}));`,
+    );
+    writeFileSync(
+      join(scratch, 'abort.cjs'),
+      `const { AbortError, DomainIndex, DomainIndexError } = require('@domain-index/client');
+${WAIT_FOR_REQUEST}
+abortedInFlight({ DomainIndex }).then((error) => console.log(JSON.stringify({ name: error.name, abort: error instanceof AbortError, base: error instanceof DomainIndexError })));`,
+    );
+    const aborted = { name: 'AbortError', abortEsm: true, abortCjs: true, baseEsm: true, baseCjs: true, connection: false, timeoutEsm: false, timeoutCjs: false, rateLimit: false };
+    const timedOut = { name: 'TimeoutError', abortEsm: false, abortCjs: false, baseEsm: true, baseCjs: true, connection: true, timeoutEsm: true, timeoutCjs: true, rateLimit: false };
+    expect(JSON.parse(await runAsync('abort.mjs'))).toEqual({ twoCopies: true, fromEsm: aborted, fromCjs: aborted, timeoutFromEsm: timedOut, timeoutFromCjs: timedOut });
+    expect(JSON.parse(await runAsync('abort.cjs'))).toEqual({ name: 'AbortError', abort: true, base: true });
   });
 
   it('works from an ES module', () => {
@@ -75,7 +178,7 @@ console.log(JSON.stringify({ rows: page.data.length, notFound: missing instanceo
   it('type-checks a strict TypeScript consumer, and rejects a mistyped parameter', () => {
     writeFileSync(
       join(scratch, 'consumer.ts'),
-      `import { DomainIndex, RateLimitError, type Domain, type SearchParams } from '@domain-index/client';
+      `import { DomainIndex, DomainIndexError, RateLimitError, type Domain, type SearchParams } from '@domain-index/client';
 const params: SearchParams = { status: 'dropping', sort: 'length', min_price: 10, no_hyphens: true };
 const client = new DomainIndex({ apiKey: 'x' });
 export async function names(): Promise<string[]> {
@@ -87,11 +190,16 @@ export const retryIn = (e: unknown): number | undefined => (e instanceof RateLim
 export const price = (d: Domain): number | null => d.current_bid;
 // @ts-expect-error status is a closed set
 export const wrong: SearchParams = { status: 'sold' };
+export const isLimited = (e: unknown): boolean => e instanceof DomainIndexError && e.code === 'rate_limited';
+// @ts-expect-error code is the ErrorCode union: a misspelt code does not compile
+export const misspelt = (e: DomainIndexError): boolean => e.code === 'rate_limit';
+declare const process: { env: Record<string, string | undefined> };
+export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDEX_API_KEY, baseUrl: process.env.DOMAIN_INDEX_BASE_URL });
 `,
     );
     writeFileSync(
       join(scratch, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false, lib: ['es2022', 'dom'], types: [] }, files: ['consumer.ts'] }),
+      JSON.stringify({ compilerOptions: { strict: true, exactOptionalPropertyTypes: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false, lib: ['es2022', 'dom'], types: [] }, files: ['consumer.ts'] }),
     );
     expect(() => execFileSync(process.execPath, [tsc, '-p', scratch], { encoding: 'utf8' })).not.toThrow();
   });
@@ -106,11 +214,23 @@ export const wrong: SearchParams = { status: 'sold' };
     });
   });
 
+  it("runs every TypeScript client sample of the API's OpenAPI document against the live API", () => {
+    const document = openApiDocument({ serverUrl: api.baseUrl });
+    const samples = Object.values(document.paths as Record<string, Record<string, { 'x-codeSamples': { label: string; source: string }[] }>>).map(
+      (path) => path.get!['x-codeSamples'].find((sample) => sample.label === 'TypeScript client')!.source,
+    );
+    expect(samples).toHaveLength(3);
+    samples.forEach((source, index) => {
+      writeFileSync(join(scratch, `openapi-sample-${index}.mjs`), source);
+      expect(run(`openapi-sample-${index}.mjs`).length, source).toBeGreaterThan(0);
+    });
+  });
+
   it('passes publint and are-the-types-wrong', () => {
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
     const bin = (name: string) => join(packageDir, 'node_modules/.bin', name);
     // both exit non-zero on a problem, which fails this test
     execFileSync(bin('publint'), ['--strict', '--pack', 'npm', packageDir], { encoding: 'utf8' });
-    execFileSync(bin('attw'), [join(scratch, tarball), '--profile', 'node16'], { encoding: 'utf8' });
+    execFileSync(bin('attw'), [join(scratch, tarball)], { encoding: 'utf8' });
   });
 });

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  AbortError,
+  ConnectionError,
   DomainIndex,
   DomainIndexError,
   InternalServerError,
@@ -89,12 +91,50 @@ describe('retries and error families (against a scripted server)', () => {
     const error = await client.stats().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainIndexError);
     expect((error as DomainIndexError).constructor).toBe(DomainIndexError);
-    expect(error).toMatchObject({ status: 418, code: 'teapot_required', message: 'short and stout' });
+    // code is typed by the codes this version knows; the text as sent is kept in rawCode
+    expect(error).toMatchObject({ status: 418, code: undefined, rawCode: 'teapot_required', message: 'short and stout' });
   });
 
   it('times out a slow answer with a TimeoutError', async () => {
     const server = await fake({ status: 200, body: emptyPage, delayMs: 2_000 });
     const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, timeout: 200, maxRetries: 0 });
+    const error = await client.stats().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('throws its own AbortError for a call aborted in flight, with the signal\'s reason as cause, and sends nothing more', async () => {
+    const server = await fake({ status: 200, body: emptyPage, delayMs: 5_000 });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 3 });
+    const controller = new AbortController();
+    const call = client.stats({ signal: controller.signal }).catch((e: unknown) => e);
+    await expect.poll(() => server.requests.length, { timeout: 5_000 }).toBe(1);
+    const reason = new Error('the user closed the page');
+    controller.abort(reason);
+    const error = await call;
+    expect(error).toBeInstanceOf(AbortError);
+    expect(error).toBeInstanceOf(DomainIndexError);
+    expect(error).not.toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ name: 'AbortError', code: undefined, status: undefined, cause: reason });
+    expect(server.requests).toHaveLength(1);
+    // a signal aborted before the call: no request at all
+    const before = await client.stats({ signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(before).toBeInstanceOf(AbortError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('throws its own TimeoutError when an AbortSignal.timeout() fires, and does not retry it', async () => {
+    const server = await fake({ status: 200, body: emptyPage, delayMs: 5_000 });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 3 });
+    const error = await client.stats({ signal: AbortSignal.timeout(200) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toBeInstanceOf(DomainIndexError);
+    expect((error as TimeoutError).cause).toMatchObject({ name: 'TimeoutError' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('throws a TimeoutError when the body stops half-way, not an empty success', async () => {
+    const server = await fake({ status: 200, body: emptyPage, bodyDelayMs: 5_000 });
+    const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, timeout: 300, maxRetries: 0 });
     const error = await client.stats().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
   });

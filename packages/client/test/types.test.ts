@@ -13,6 +13,15 @@ describe('types generated from the contract', () => {
     expectTypeOf<client.ErrorCode>().toEqualTypeOf<contract.ErrorCode>();
     expectTypeOf<Required<client.SearchParams>>().toEqualTypeOf<Required<NonNullable<contract.SearchParams>>>();
   });
+  it('type error codes by the ErrorCode union, each family by its own codes', () => {
+    expectTypeOf<client.DomainIndexError['code']>().toEqualTypeOf<contract.ErrorCode | undefined>();
+    expectTypeOf<client.RateLimitError['code']>().toEqualTypeOf<'rate_limited'>();
+    expectTypeOf<client.AuthenticationError['code']>().toEqualTypeOf<'missing_api_key' | 'invalid_authorization_header' | 'invalid_api_key'>();
+    expectTypeOf<client.AbortError['code']>().toEqualTypeOf<undefined>();
+    // instanceof narrows (through the classes' Symbol.hasInstance)
+    const narrow = (error: unknown) => (error instanceof client.RateLimitError ? error.retryAfter : undefined);
+    expectTypeOf(narrow).returns.toEqualTypeOf<number | undefined>();
+  });
   it('carry the same error codes and enumerations', () => {
     expect(client.ERROR_STATUS).toEqual(contract.ERROR_STATUS);
     expect(client.SORT_FIELDS).toEqual(contract.SORT_FIELDS);

@@ -1,20 +1,43 @@
+import { generateSchema } from '@anatine/zod-openapi';
 import { generateOpenApi } from '@ts-rest/open-api';
 import { contract } from './contract';
+import { timestampSchema } from './domain';
 import { ERROR_STATUS, type ErrorCode } from './errors';
+import { OPENAPI_COMPONENTS, type ComponentEntry } from './openapi-components';
+import { ERROR_EXAMPLES, PATH_PARAMETER_EXAMPLES, SEARCH_PARAMETER_EXAMPLES } from './openapi-examples';
+import { OPENAPI_OPERATIONS, OPENAPI_TAGS } from './openapi-operations';
+import { referencesIn, referToComponents, visitObjects, type Json } from './openapi-refs';
+
+export { inlineReferences } from './openapi-refs';
 import { API_VERSION } from './texts';
 
-type Json = Record<string, unknown>;
+/** The server of a document nobody configured: where `domain-index serve` listens by default. */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:3000';
 
-const header = (description: string, type: 'integer' | 'string' = 'integer'): Json => ({ description, schema: { type } });
+const header = (description: string, example: number | string): Json => ({
+  description,
+  schema: { type: typeof example === 'number' ? 'integer' : 'string' },
+  example,
+});
 
-/** Headers of every response once the rate-limit step has run (decisions.md). */
+/**
+ * Headers of every response once the rate-limit step has run (decisions.md). The field
+ * templates are code spans: /docs renders descriptions as Markdown, where `<limit>` is a tag.
+ */
 const RATE_LIMIT_HEADERS: Json = {
-  'X-RateLimit-Limit': header("Requests allowed per window on the key's plan"),
-  'X-RateLimit-Window': header('The window length in seconds (3600)'),
-  'X-RateLimit-Remaining': header('Requests left in the current window, when the live usage can be reported'),
-  'X-RateLimit-Reset': header('End of the current window, unix seconds, when the live usage can be reported'),
-  'RateLimit-Policy': header('IETF draft field: "hourly";q=<limit>;w=<window>', 'string'),
-  RateLimit: header('IETF draft field: "hourly";r=<remaining>;t=<seconds to reset>', 'string'),
+  'X-RateLimit-Limit': header("Requests allowed per window on the key's plan", 1000),
+  'X-RateLimit-Window': header('The window length in seconds (3600)', 3600),
+  'X-RateLimit-Remaining': header('Requests left in the current window, when the live usage can be reported', 957),
+  'X-RateLimit-Reset': header('End of the current window, unix seconds, when the live usage can be reported', 1795158000),
+  // their examples are in the description: Redoc writes a string example JSON-escaped ("\"hourly\"...")
+  'RateLimit-Policy': {
+    description: 'IETF draft field `"hourly";q=<limit>;w=<window>`, e.g. `"hourly";q=1000;w=3600`',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'IETF draft field `"hourly";r=<remaining>;t=<seconds to reset>`, e.g. `"hourly";r=957;t=1260`',
+    schema: { type: 'string' },
+  },
 };
 /**
  * The error codes answered from the rate-limit step on (decisions.md, order of checks), which
@@ -43,20 +66,27 @@ function rateLimitHeadersFor(codes: readonly ErrorCode[] | undefined): Json {
   );
 }
 
-const REQUEST_ID: Json = { 'X-Request-Id': header('Echoes a well-formed incoming X-Request-Id, else a new one', 'string') };
-const RETRY_AFTER: Json = { 'Retry-After': header('Seconds to wait before retrying: the real reset of the window on a 429, a short pause on a 5xx') };
+const REQUEST_ID: Json = { 'X-Request-Id': header('Echoes a well-formed incoming X-Request-Id, else a new one', 'req_5f1c2a9e8b7d4c3a') };
+const RETRY_AFTER: Json = {
+  'Retry-After': header('Seconds to wait before retrying: the real reset of the window on a 429, a short pause on a 5xx', 1260),
+};
+
+/** The one title of each error response on /docs (Redoc shows the status beside it). */
+const ERROR_TITLES: Readonly<Record<number, string>> = {
+  400: 'The request must be changed',
+  401: 'No valid API key',
+  404: 'Not found',
+  405: 'Only GET is allowed',
+  429: "The key's rate limit is used up",
+  500: 'A defect on the service side; retrying is worthwhile',
+  503: 'The service could not answer; retrying is worthwhile',
+};
 
 /**
  * The document says OpenAPI 3.0, whose schemas write an exclusive bound as `minimum` plus
  * `exclusiveMinimum: true`; zod's converter writes the 3.1 form (`exclusiveMinimum: 0`).
  */
-function toOpenApi30Bounds(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const item of value) toOpenApi30Bounds(item);
-    return;
-  }
-  if (typeof value !== 'object' || value === null) return;
-  const schema = value as Json;
+function toOpenApi30Bounds(schema: Json): void {
   for (const [bound, exclusive] of [
     ['minimum', 'exclusiveMinimum'],
     ['maximum', 'exclusiveMaximum'],
@@ -66,49 +96,121 @@ function toOpenApi30Bounds(value: unknown): void {
       schema[exclusive] = true;
     }
   }
-  for (const child of Object.values(schema)) toOpenApi30Bounds(child);
 }
+
+/** The pattern every timestamp of the contract carries: such a string is a `date-time`. */
+const TIMESTAMP_PATTERN = String((generateSchema(timestampSchema, true) as Json).pattern);
 
 /** The codes an error status can carry, from the one code-to-status map. */
 const codesOf = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
 
+/** The named schemas, each with its schema's own components replaced by references. */
+function componentSchemas(): { schemas: Record<string, Json>; named: Map<string, string> } {
+  const entries: [string, ComponentEntry][] = Object.entries(OPENAPI_COMPONENTS);
+  const generated = entries.map(([name, entry]) => [name, entry, generateSchema(entry.schema, true) as Json] as const);
+  const named = new Map(generated.map(([name, , schema]) => [JSON.stringify(schema), name]));
+  if (named.size !== generated.length) throw new Error('two OpenAPI components have the same schema');
+  const schemas: Record<string, Json> = {};
+  for (const [name, entry, schema] of generated) {
+    const component = referToComponents(schema, named, true) as Json;
+    const properties = (component.properties ?? {}) as Record<string, Json>;
+    for (const [property, format] of Object.entries(entry.formats ?? {})) {
+      const target = properties[property];
+      if (target === undefined) throw new Error(`component ${name} has no property ${property}`);
+      target.format = format;
+    }
+    schemas[name] = { ...component, description: entry.description, example: entry.example };
+  }
+  return { schemas, named };
+}
+
+/** The curl call of an operation, with the server's address and the examples' values. */
+function curlSample(serverUrl: string, path: string, query: Readonly<Record<string, string>> | undefined): string {
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(PATH_PARAMETER_EXAMPLES[name] ?? name));
+  const search = query === undefined ? '' : `?${new URLSearchParams(query).toString()}`;
+  return `curl --compressed \\\n  -H "Authorization: Bearer $DOMAIN_INDEX_API_KEY" \\\n  "${serverUrl}${filled}${search}"\n`;
+}
+
+/** Options of the document. */
+export interface OpenApiOptions {
+  /** Where the API is reached, without `/api/v1`: the document's server and its code samples' address. */
+  serverUrl?: string | undefined;
+}
+
 /**
  * The OpenAPI 3 document of the API, generated from the contract so it cannot drift from the
- * code, then completed with what the contract's schemas do not say: the error codes each
- * status can carry, the rate-limit and request-id headers, Retry-After, and the bearer scheme.
+ * code, then completed with what the contract's schemas do not say: named component schemas,
+ * formats, examples, the error codes each status can carry, the rate-limit and request-id
+ * headers, Retry-After, the bearer scheme, tags and code samples.
  */
-export function openApiDocument(): Json {
-  const document = generateOpenApi(
+export function openApiDocument(options: OpenApiOptions = {}): Json {
+  const serverUrl = (options.serverUrl ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
+  const generated = generateOpenApi(
     contract,
-    {
-      info: {
-        title: 'Domain Index Search API',
-        version: API_VERSION,
-        description:
-          'Read-only search over domain names currently listed on five marketplaces. Every request needs `Authorization: Bearer <API_KEY>`; a key in the URL is refused and revoked as leaked. Search pages are gzip- or brotli-compressed when the request asks (`Accept-Encoding`); lookups, stats and errors, about 1 KB, are sent as they are.',
-      },
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, e.g. dix_live_...' } },
-      },
-      security: [{ bearer: [] }],
-    },
+    { info: { title: 'Domain Index Search API', version: API_VERSION } },
     { setOperationId: true },
   ) as unknown as Json;
-  for (const path of Object.values(document.paths as Record<string, Record<string, Json>>)) {
-    for (const operation of Object.values(path)) {
+  const { schemas, named } = componentSchemas();
+  const paths = generated.paths as Record<string, Record<string, Json>>;
+  for (const [path, methods] of Object.entries(paths)) {
+    for (const operation of Object.values(methods)) {
+      const id = operation.operationId as keyof typeof OPENAPI_OPERATIONS;
+      const docs = OPENAPI_OPERATIONS[id];
+      operation.tags = [docs.tag];
+      for (const parameter of operation.parameters as Json[]) {
+        const name = parameter.name as string;
+        parameter.example =
+          docs.parameterExamples?.[name] ??
+          (parameter.in === 'path' ? PATH_PARAMETER_EXAMPLES[name] : SEARCH_PARAMETER_EXAMPLES[name as keyof typeof SEARCH_PARAMETER_EXAMPLES]);
+        if (parameter.example === undefined) throw new Error(`no example for the parameter ${name} of ${id}: add it to its parameterExamples in openapi-operations.ts`);
+      }
       const responses = operation.responses as Record<string, Json>;
       for (const [statusText, response] of Object.entries(responses)) {
         const status = Number(statusText);
         const codes = status < 400 ? undefined : codesOf(status);
         response.headers = { ...REQUEST_ID, ...rateLimitHeadersFor(codes), ...(status === 429 || status >= 500 ? RETRY_AFTER : {}) };
-        if (codes === undefined) continue;
-        response.description = `${statusText}: ${codes.join(', ')}`;
-        const schema = (((response.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema ?? {}) as Json;
-        const code = ((schema.properties as Json | undefined)?.error as Json | undefined)?.properties as Json | undefined;
-        if (code?.code !== undefined) code.code = { ...(code.code as Json), enum: codes };
+        const media = (response.content as Record<string, Json>)['application/json']!;
+        media.schema = referToComponents(media.schema, named);
+        if (codes === undefined) {
+          response.description = docs.ok;
+          const ref = (media.schema as Json).$ref;
+          if (typeof ref !== 'string') throw new Error(`the 200 schema of ${id} is not a named component: add it to openapi-components.ts`);
+          media.example = schemas[ref.slice(ref.lastIndexOf('/') + 1)]?.example;
+        } else {
+          response.description = `${ERROR_TITLES[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}`;
+          media.examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: { error: ERROR_EXAMPLES[code] } }]));
+        }
       }
+      operation['x-codeSamples'] = [
+        { lang: 'Shell', label: 'curl', source: curlSample(serverUrl, path, docs.sampleQuery) },
+        { lang: 'TypeScript', label: 'TypeScript client', source: docs.client(serverUrl) },
+      ];
     }
   }
-  toOpenApi30Bounds(document.paths);
+  const document: Json = {
+    openapi: generated.openapi,
+    info: {
+      title: 'Domain Index Search API',
+      version: API_VERSION,
+      description:
+        'Read-only search over domain names currently listed on five marketplaces. Every request needs `Authorization: Bearer <API_KEY>`; a key in the URL is refused and revoked as leaked. Search pages are gzip- or brotli-compressed when the request asks (`Accept-Encoding`); lookups, stats and errors, about 1 KB, are sent as they are.',
+      license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+    },
+    servers: [{ url: serverUrl, description: 'This Domain Index server' }],
+    tags: Object.entries(OPENAPI_TAGS).map(([name, description]) => ({ name, description })),
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, e.g. dix_live_...' } },
+    },
+  };
+  visitObjects(document, (object) => {
+    toOpenApi30Bounds(object);
+    if (object.type === 'string' && object.pattern === TIMESTAMP_PATTERN) object.format = 'date-time';
+  });
+  const referenced = referencesIn(document);
+  const unused = Object.keys(schemas).filter((name) => !referenced.has(`#/components/schemas/${name}`));
+  if (unused.length > 0) throw new Error(`OpenAPI components not used anywhere (a schema differs from its use?): ${unused.join(', ')}`);
   return document;
 }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { openApiDocument } from '@domain-index/contract/openapi';
 import { Router, type Response } from 'express';
+import { OpenApiBody } from './openapi-body';
 import { Precompressed } from './precompressed';
 
 /** Redoc's standalone bundle, from the npm package: the page loads nothing from another host. */
@@ -33,14 +33,20 @@ const PAGE = `<!doctype html>
 /** Starts Redoc on the served document (a file of its own: the policy allows no inline script). */
 const INIT = `Redoc.init('/openapi.json', { hideDownloadButton: false, expandResponses: '200', nativeScrollbars: true }, document.getElementById('reference'));\n`;
 
+/** What the reference needs from the configuration. */
+export interface ApiDocsOptions {
+  /** PUBLIC_URL, when configured: the document's server. Without it, each request's own origin. */
+  publicUrl?: string | undefined;
+}
+
 /**
  * GET /openapi.json (the OpenAPI 3 document, generated from the contract) and GET /docs (a
  * reference page rendered by Redoc). Public and outside /api/v1: every API endpoint still
  * requires a key.
  */
-export function apiDocsRouter(): Router {
+export function apiDocsRouter(options: ApiDocsOptions = {}): Router {
   const router = Router();
-  const document = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+  const openApi = new OpenApiBody(options.publicUrl);
   // The one thing Redoc fetches from another host: the logo beside "API docs by Redocly" in its
   // menu. Without it the image fails, and Redoc then leaves it out.
   const bundle = readFileSync(REDOC_BUNDLE, 'utf8').replace(REDOCLY_LOGO, 'data:,');
@@ -55,11 +61,10 @@ export function apiDocsRouter(): Router {
     headers(res, type, policy);
     res.send(body);
   };
-  const documentBody = new Precompressed(Buffer.from(document));
   const bundleBody = new Precompressed(Buffer.from(bundle));
   router.get('/openapi.json', (req, res) => {
     headers(res, 'application/json; charset=utf-8');
-    documentBody.send(req, res);
+    openApi.bodyFor(req).send(req, res);
   });
   router.get('/docs', (_req, res) => {
     send(res, 'text/html; charset=utf-8', PAGE, DOCS_POLICY);

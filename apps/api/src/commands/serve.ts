@@ -110,6 +110,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       reads,
       dashboard: { publicUrl: config.publicUrl, signupOpen: config.signupOpen, signInLimiter },
       trustProxy: config.trustProxy,
+      publicUrl: config.configuredPublicUrl,
     });
     server = await listen(app, config);
     readiness.markReady();

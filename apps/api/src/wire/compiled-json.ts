@@ -1,5 +1,5 @@
 import { contract, type ListEnvelope, type LookupEnvelope } from '@domain-index/contract';
-import { openApiDocument } from '@domain-index/contract/openapi';
+import { inlineReferences, openApiDocument } from '@domain-index/contract/openapi';
 import fastJson from 'fast-json-stringify';
 
 type JsonSchema = Record<string, unknown>;
@@ -52,13 +52,14 @@ interface OpenApiDocument {
     string,
     { get: { responses: Record<string, { content: Record<string, { schema: JsonSchema }> }> } }
   >;
+  components: { schemas: Record<string, JsonSchema> };
 }
 
-/** The JSON schema of a route's 200 response, from the OpenAPI document the contract yields. */
+/** The JSON schema of a route's 200 response, from the OpenAPI document the contract yields, whole (no `$ref`). */
 function responseSchema(document: OpenApiDocument, path: string): JsonSchema {
   const schema = document.paths[path]?.get.responses['200']?.content['application/json']?.schema;
   if (schema === undefined) throw new Error(`the OpenAPI document has no 200 response for ${path}`);
-  return schema;
+  return inlineReferences(schema, document.components.schemas) as JsonSchema;
 }
 
 /**

@@ -7,6 +7,8 @@ export interface Answer {
   body?: unknown;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** Sends the status and headers, then waits this long before the body. */
+  bodyDelayMs?: number;
 }
 
 /**
@@ -20,7 +22,11 @@ export async function startFakeApi(answers: readonly Answer[]) {
     requests.push({ at: Date.now(), url: req.url ?? '', authorization: req.headers.authorization, acceptEncoding: req.headers['accept-encoding'] });
     setTimeout(() => {
       res.writeHead(answer.status, { 'content-type': 'application/json', 'x-request-id': `req_fake_${requests.length}`, ...answer.headers });
-      res.end(JSON.stringify(answer.body ?? {}));
+      if (answer.bodyDelayMs === undefined) res.end(JSON.stringify(answer.body ?? {}));
+      else {
+        res.flushHeaders();
+        setTimeout(() => res.end(JSON.stringify(answer.body ?? {})), answer.bodyDelayMs);
+      }
     }, answer.delayMs ?? 0);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+import { domainSchema } from './domain';
+import {
+  listEnvelopeSchema,
+  lookupEnvelopeSchema,
+  metaSchema,
+  statsEnvelopeSchema,
+} from './envelopes';
+import { errorEnvelopeSchema } from './errors';
+import {
+  DOMAIN_EXAMPLE,
+  ERROR_EXAMPLES,
+  LIST_EXAMPLE,
+  LOOKUP_EXAMPLE,
+  META_EXAMPLE,
+  STATS_EXAMPLE,
+} from './openapi-examples';
+
+/** A string format the schemas cannot say themselves (a plain `z.string()` that holds a URL). */
+export type StringFormat = 'uri' | 'date-time' | 'email';
+
+/** One named schema of the OpenAPI document. */
+export interface ComponentEntry<T extends z.ZodTypeAny = z.ZodTypeAny> {
+  /** The contract's schema; wherever the document has this schema, it has a `$ref` to the entry instead. */
+  schema: T;
+  /** What the object is, shown on /docs and in generated code. */
+  description: string;
+  /** A valid value; a test parses it with `schema`. */
+  example: z.input<T>;
+  /** Formats of top-level string properties (timestamps made with `timestampSchema` are found alone). */
+  formats?: Readonly<Record<string, StringFormat>>;
+}
+
+/** Keeps each entry's example typed by its own schema. */
+const entry = <T extends z.ZodTypeAny>(value: ComponentEntry<T>): ComponentEntry<T> => value;
+
+/**
+ * The named schemas of the OpenAPI document (`#/components/schemas/<name>`), the names code
+ * generators give their types. A new object of the API (an event, an alert) is one entry here:
+ * its schema, a description and an example; every place the document uses that schema then
+ * refers to it by name.
+ */
+export const OPENAPI_COMPONENTS = {
+  Domain: entry({
+    schema: domainSchema,
+    description:
+      'A listed domain. All 35 fields are always present; a field without a value is null.',
+    example: DOMAIN_EXAMPLE,
+    formats: { marketplace_url: 'uri' },
+  }),
+  Meta: entry({
+    schema: metaSchema,
+    description: 'The API version and the index_score caveat, on every successful response.',
+    example: META_EXAMPLE,
+  }),
+  Pagination: entry({
+    schema: listEnvelopeSchema.shape.pagination,
+    description:
+      'Where a page sits in its walk. The last page has `has_more: false` and `next_cursor: null`.',
+    example: LIST_EXAMPLE.pagination,
+  }),
+  Total: entry({
+    schema: listEnvelopeSchema.shape.total,
+    description: 'How many rows match the query over all pages.',
+    example: LIST_EXAMPLE.total,
+  }),
+  ListEnvelope: entry({
+    schema: listEnvelopeSchema,
+    description: 'One page of search results.',
+    example: LIST_EXAMPLE,
+  }),
+  LookupEnvelope: entry({
+    schema: lookupEnvelopeSchema,
+    description: 'The answer of a lookup: one listed domain.',
+    example: LOOKUP_EXAMPLE,
+  }),
+  Stats: entry({
+    schema: statsEnvelopeSchema.shape.data,
+    description: 'Index-wide counts. total >= retrievable >= live.',
+    example: STATS_EXAMPLE.data,
+  }),
+  StatsEnvelope: entry({
+    schema: statsEnvelopeSchema,
+    description: 'The answer of the stats endpoint.',
+    example: STATS_EXAMPLE,
+  }),
+  Error: entry({
+    schema: errorEnvelopeSchema.shape.error,
+    description: 'What went wrong: a machine-readable code, a reason, and the parameter at fault.',
+    example: ERROR_EXAMPLES.invalid_parameter,
+  }),
+  ErrorEnvelope: entry({
+    schema: errorEnvelopeSchema,
+    description: 'The body of every error response.',
+    example: { error: ERROR_EXAMPLES.invalid_parameter },
+  }),
+} satisfies Record<string, ComponentEntry>;
+
+/** The name of a component schema. */
+export type ComponentName = keyof typeof OPENAPI_COMPONENTS;

@@ -1,0 +1,231 @@
+import type { Domain } from './domain';
+import type { ListEnvelope, LookupEnvelope, StatsEnvelope } from './envelopes';
+import type { ApiErrorBody, ErrorCode } from './errors';
+import type { SearchParams } from './search-params';
+import { API_VERSION, COUNTS_NOTE, INDEX_SCORE_CAVEAT } from './texts';
+
+/**
+ * The examples of the OpenAPI document. Typed by the contract's own types, so a field added to
+ * an object or an error code added to the list fails to compile until it has an example here;
+ * a test parses every one with the contract's strict schemas.
+ */
+
+/** A search cursor as the API makes them (base64url JSON and a signature); opaque to callers. */
+export const CURSOR_EXAMPLE =
+  'WyJxOFhjMm1QbDBhWl8xblJ0Iiw3OCwiY2xvdWRraXRjaGVuLmNvbSIsNDgyMTMsMV0.T51x2mJ8N_dXGwGjegamUA';
+
+/** A running auction with SEO metrics, as search and lookup return it. */
+export const DOMAIN_EXAMPLE: Domain = {
+  domain_name: 'cloudkitchen.com',
+  tld: 'com',
+  status: 'auction',
+  source: 'bidhaus',
+  length: 12,
+  has_hyphens: false,
+  has_numbers: false,
+  word_count: 2,
+  index_score: 78,
+  current_bid: 1250,
+  start_price: 500,
+  buy_now_price: null,
+  bid_count: 14,
+  auction_end_time: '2026-11-21T07:04:00.000Z',
+  auction_type: 'auction',
+  marketplace_url: 'https://bidhaus.example/listing/cloudkitchen.com',
+  extensions_taken: 9,
+  domain_age: 17,
+  valuation: 4800,
+  spam_risk: 3,
+  seoa_dr: 41,
+  seoa_backlinks: 1830,
+  seob_tf: 22,
+  seob_cf: 35,
+  seob_backlinks: 2104,
+  seoc_authority: 38,
+  seoc_backlinks: 960,
+  keyword_search_volume: 5400,
+  open_rank: 3.2,
+  rankinga_ranking: null,
+  rankingb_ranking: null,
+  last_sold_price: 2100,
+  last_sold_year: 2019,
+  last_checked_at: '2026-11-20T18:12:09.417Z',
+  updated_at: '2026-11-20T18:12:09.417Z',
+};
+
+/** A fixed-price listing without SEO data: most rows look like this one. */
+const FIXED_PRICE_EXAMPLE: Domain = {
+  ...DOMAIN_EXAMPLE,
+  domain_name: 'cloudkitchens.io',
+  tld: 'io',
+  status: 'available',
+  source: 'brandbay',
+  length: 13,
+  index_score: 52,
+  current_bid: null,
+  start_price: null,
+  buy_now_price: 2900,
+  bid_count: null,
+  auction_end_time: null,
+  auction_type: 'buy_now',
+  marketplace_url: 'https://brandbay.example/listing/cloudkitchens.io',
+  extensions_taken: 4,
+  domain_age: 6,
+  valuation: null,
+  spam_risk: null,
+  seoa_dr: null,
+  seoa_backlinks: null,
+  seob_tf: null,
+  seob_cf: null,
+  seob_backlinks: null,
+  seoc_authority: null,
+  seoc_backlinks: null,
+  keyword_search_volume: null,
+  open_rank: null,
+  last_sold_price: null,
+  last_sold_year: null,
+};
+
+/** `meta` of every successful response. */
+export const META_EXAMPLE: ListEnvelope['meta'] = {
+  api_version: API_VERSION,
+  index_score: INDEX_SCORE_CAVEAT,
+};
+
+/** A first page of a search with more pages to come. */
+export const LIST_EXAMPLE: ListEnvelope = {
+  object: 'list',
+  data: [DOMAIN_EXAMPLE, FIXED_PRICE_EXAMPLE],
+  pagination: { page_size: 50, page_index: 0, next_cursor: CURSOR_EXAMPLE, has_more: true },
+  total: { value: 318, accuracy: 'exact' },
+  meta: META_EXAMPLE,
+};
+
+/** The answer of a lookup. */
+export const LOOKUP_EXAMPLE: LookupEnvelope = {
+  object: 'domain',
+  data: DOMAIN_EXAMPLE,
+  meta: META_EXAMPLE,
+};
+
+/** The answer of the stats endpoint. */
+export const STATS_EXAMPLE: StatsEnvelope = {
+  object: 'stats',
+  data: {
+    as_of: '2026-11-20T18:15:00.128Z',
+    total: 1_284_310,
+    live: 402_118,
+    retrievable: 1_190_004,
+    by_status: { auction: 402_118, dropping: 611_230, available: 176_656 },
+    by_source: {
+      bidhaus: 398_412,
+      droplane: 402_977,
+      namemarket: 201_385,
+      expirex: 171_904,
+      brandbay: 109_632,
+    },
+  },
+  meta: { ...META_EXAMPLE, counts: COUNTS_NOTE },
+};
+
+/** One error of each code, with the message the API sends. */
+export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { code: Code } } = {
+  api_key_in_query: {
+    code: 'api_key_in_query',
+    message:
+      'api_key must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked',
+    param: 'api_key',
+  },
+  invalid_parameter: {
+    code: 'invalid_parameter',
+    message: 'max_price must be greater than or equal to min_price',
+    param: 'max_price',
+  },
+  unknown_parameter: {
+    code: 'unknown_parameter',
+    message: 'page is not a parameter of this endpoint',
+    param: 'page',
+  },
+  invalid_domain: {
+    code: 'invalid_domain',
+    message: 'cloud_kitchen.com is not a valid domain name',
+  },
+  missing_api_key: {
+    code: 'missing_api_key',
+    message: 'send your API key in the header Authorization: Bearer <API_KEY>',
+  },
+  invalid_authorization_header: {
+    code: 'invalid_authorization_header',
+    message: 'the Authorization header must be "Bearer <API_KEY>"',
+  },
+  invalid_api_key: { code: 'invalid_api_key', message: 'the API key is not valid' },
+  domain_not_found: {
+    code: 'domain_not_found',
+    message: 'cloudkitchen.net is not currently listed on any supported marketplace',
+  },
+  not_found: {
+    code: 'not_found',
+    message:
+      'no endpoint at /api/v1/domain; see /api/v1/domains, /api/v1/domains/{domain} and /api/v1/stats',
+  },
+  method_not_allowed: { code: 'method_not_allowed', message: 'POST is not allowed here; use GET' },
+  rate_limited: {
+    code: 'rate_limited',
+    message: 'this key has used its 1000 requests of the current window; retry after 1260 s',
+  },
+  internal_error: {
+    code: 'internal_error',
+    message: 'an unexpected error occurred; it has been logged, please retry',
+  },
+  key_lookup_unavailable: {
+    code: 'key_lookup_unavailable',
+    message: 'the API key could not be checked right now; please retry',
+  },
+  plan_lookup_unavailable: {
+    code: 'plan_lookup_unavailable',
+    message: "the key's plan could not be resolved, so its limit is unknown; please retry",
+  },
+  rate_limit_unavailable: {
+    code: 'rate_limit_unavailable',
+    message:
+      'the rate limiter is unavailable, so the request is refused rather than served unmetered; please retry',
+  },
+  query_failed: { code: 'query_failed', message: 'the query could not complete; please retry' },
+};
+
+/** A value of each search parameter, as a caller passes it; each one alone is a valid query. */
+export const SEARCH_PARAMETER_EXAMPLES: {
+  readonly [Name in keyof Required<NonNullable<SearchParams>>]: string | number | boolean;
+} = {
+  search: 'cloud',
+  status: 'all',
+  tld: 'com',
+  source: 'bidhaus',
+  min_price: 10,
+  max_price: 500,
+  min_length: 3,
+  max_length: 12,
+  no_hyphens: true,
+  no_numbers: true,
+  min_score: 40,
+  max_score: 90,
+  min_dr: 10,
+  max_dr: 60,
+  min_tf: 5,
+  max_tf: 50,
+  min_backlinks: 100,
+  min_age: 5,
+  min_search_volume: 1000,
+  min_word_count: 1,
+  min_extensions: 3,
+  ending_within: 24,
+  sort: 'current_bid',
+  order: 'desc',
+  limit: 50,
+  cursor: CURSOR_EXAMPLE,
+};
+
+/** The values of path parameters, by name. */
+export const PATH_PARAMETER_EXAMPLES: Readonly<Record<string, string>> = {
+  domain: DOMAIN_EXAMPLE.domain_name,
+};

@@ -1,0 +1,68 @@
+/** A JSON object of the document. */
+export type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Replaces every subschema of `node` that is exactly the schema of a named component with a
+ * `$ref` to it, the largest match first (the walk goes top-down and does not look inside a
+ * replaced schema). `named` maps a schema's JSON text to its component name; the generator
+ * writes the same zod schema to the same JSON wherever it occurs, so equal text means the same
+ * schema. `keepRoot` leaves `node` itself (a component's own definition) in place.
+ */
+export function referToComponents(
+  node: unknown,
+  named: ReadonlyMap<string, string>,
+  keepRoot = false,
+): unknown {
+  if (Array.isArray(node)) return node.map((item) => referToComponents(item, named));
+  if (!isObject(node)) return node;
+  const name = keepRoot ? undefined : named.get(JSON.stringify(node));
+  if (name !== undefined) return { $ref: `#/components/schemas/${name}` };
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, referToComponents(value, named)]),
+  );
+}
+
+/** Every `$ref` target in `node`, e.g. `#/components/schemas/Domain`. */
+export function referencesIn(node: unknown, into: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) referencesIn(item, into);
+  else if (isObject(node)) {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') into.add(value);
+      else referencesIn(value, into);
+    }
+  }
+  return into;
+}
+
+/** Calls `visit` on every object in `node`, parents before children. */
+export function visitObjects(node: unknown, visit: (object: Json) => void): void {
+  if (Array.isArray(node)) for (const item of node) visitObjects(item, visit);
+  else if (isObject(node)) {
+    visit(node);
+    for (const value of Object.values(node)) visitObjects(value, visit);
+  }
+}
+
+/**
+ * `node` with every `#/components/schemas/...` reference replaced by the schema it names, for
+ * readers that want a schema whole (the API's compiled serializers).
+ */
+export function inlineReferences(
+  node: unknown,
+  schemas: Readonly<Record<string, unknown>>,
+): unknown {
+  if (Array.isArray(node)) return node.map((item) => inlineReferences(item, schemas));
+  if (!isObject(node)) return node;
+  const ref = node.$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    const name = ref.slice('#/components/schemas/'.length);
+    if (!Object.hasOwn(schemas, name)) throw new Error(`no component schema ${name}`);
+    return inlineReferences(schemas[name], schemas);
+  }
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, inlineReferences(value, schemas)]),
+  );
+}
