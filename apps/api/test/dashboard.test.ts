@@ -327,7 +327,16 @@ for (const { engine, skip } of testEngines()) {
       const siteAlone = await browser.post('/dashboard/keys', { name: 'forged', expires: 'never' }, { origin: undefined, 'sec-fetch-site': 'cross-site' });
       expect(siteAlone.status).toBe(403);
       expect(await text(await browser.get('/dashboard/keys'))).not.toContain('forged');
-      // and this site's own Origin alone is let through
+      // a page on another name for this server (DNS rebinding) sends its own Host and Origin, which agree
+      const rebound = a.baseUrl.replace('127.0.0.1', 'localhost');
+      const rebinding = await fetch(`${rebound}/dashboard/keys`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: browser.cookieHeader, origin: rebound, 'sec-fetch-site': 'same-origin' },
+        body: 'name=rebound&expires=never',
+      });
+      expect(rebinding.status).toBe(403);
+      // and PUBLIC_URL's origin alone is let through
       expect((await browser.post('/dashboard/keys', { name: 'own origin', expires: 'never' }, { 'sec-fetch-site': undefined })).status).toBe(200);
     });
 
@@ -335,7 +344,7 @@ for (const { engine, skip } of testEngines()) {
       const secure = await startApi(engine, { clock, test: a.test, dashboard: { publicUrl: 'https://dash.example.com' } });
       try {
         const account = await createAccount(database, { email: `secure-${randomBytes(4).toString('hex')}@example.com`, planId: 'free', at: clock.now() });
-        const browser = new DashboardClient(secure.baseUrl);
+        const browser = new DashboardClient(secure.baseUrl, undefined, 'https://dash.example.com');
         const set = await browser.post(`/dashboard/set-password/${await issueLink(database, account.id, clock.now())}`, { password: PASSWORD });
         expect(set.status).toBe(303);
         const cookies = set.headers.getSetCookie();
@@ -677,8 +686,8 @@ describe('self-service sign-up', () => {
     const closed = await startApi('pglite', { dashboard: {} });
     try {
       const visitor = new DashboardClient(closed.baseUrl);
-      expect((await visitor.get('/dashboard/sign-up')).headers.get('location')).toBe('/dashboard/sign-in');
-      expect((await visitor.post('/dashboard/sign-up', { email: 'new@example.com', password: PASSWORD })).status).toBe(303);
+      expect((await visitor.get('/dashboard/sign-up')).status).toBe(404);
+      expect((await visitor.post('/dashboard/sign-up', { email: 'new@example.com', password: PASSWORD })).status).toBe(404);
       expect((await visitor.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
       expect(await closed.test.database.db.$count(accounts)).toBe(0);
     } finally {

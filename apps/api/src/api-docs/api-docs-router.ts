@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@domain-index/contract/openapi';
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import { strictRouter } from '../http/strict-router';
 import { Precompressed } from './precompressed';
 
 /** Redoc's standalone bundle, from the npm package: the page loads nothing from another host. */
@@ -39,7 +40,7 @@ const INIT = `Redoc.init('/openapi.json', { hideDownloadButton: false, expandRes
  * requires a key.
  */
 export function apiDocsRouter(): Router {
-  const router = Router();
+  const router = strictRouter();
   const document = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
   // The one thing Redoc fetches from another host: the logo beside "API docs by Redocly" in its
   // menu. Without it the image fails, and Redoc then leaves it out.

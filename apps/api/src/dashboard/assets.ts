@@ -1,4 +1,7 @@
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import { strictRouter } from '../http/strict-router';
+import { routesUnder } from '../ops/request-metrics';
+import { DASHBOARD } from './layout';
 
 /** The dashboard's only stylesheet: small screens first, a table that scrolls sideways when narrow. */
 const CSS = `
@@ -49,12 +52,15 @@ document.addEventListener('click', function (event) {
 });
 `;
 
-/** Serves the stylesheet and script from the service's own origin (CSP default-src 'self'). */
+/**
+ * Serves the stylesheet and script from the service's own origin (CSP default-src 'self'), with
+ * the dashboard's `Cache-Control: no-store` like every dashboard response: they are 3 kB.
+ */
 export function dashboardAssets(): Router {
-  const router = Router();
+  const router = strictRouter();
+  router.use(routesUnder(`${DASHBOARD}/assets`));
   const send = (type: string, body: string) => (_req: unknown, res: Response) => {
     res.setHeader('Content-Type', type);
-    res.setHeader('Cache-Control', 'public, max-age=3600');
     res.send(body);
   };
   router.get('/dashboard.css', send('text/css; charset=utf-8', CSS));

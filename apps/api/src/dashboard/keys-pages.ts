@@ -1,5 +1,6 @@
 import { eq, plans } from '@domain-index/db';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { strictRouter } from '../http/strict-router';
 import { createAccountKey, KEY_EXPIRY_DAYS, listAccountKeys, revokeAccountKey, rotateAccountKey, ROTATION_OVERLAPS, type AccountKey, type RotationOverlap } from '../accounts/account-keys';
 import type { Account } from '../accounts/account-store';
 import { lastDayOfUsage } from '../usage/usage-query';
@@ -61,7 +62,7 @@ function newKeyPage(res: Response, account: Account, key: string, title: string,
 
 /** The keys page and its actions: create, revoke (after a confirmation), rotate, and usage. */
 export function keysPages(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const account = (res: Response) => signedIn(res)!;
 
   router.get(

@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { strictRouter } from '../http/strict-router';
 import { accountForSignIn, accountOfLink, createAccount, EmailTakenError, normaliseEmail, setPasswordWithLink } from '../accounts/account-store';
 import { recordAudit } from '../accounts/audit';
 import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/passwords';
@@ -50,7 +51,7 @@ const LINK_GONE = page({
 
 /** Sign-in, sign-out, the one-time set-password link, and sign-up when the operator opened it. */
 export function signInPages(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const secure = deps.publicUrl.startsWith('https://');
 
   const signInAs = async (res: Response, accountId: string) => {
