@@ -168,16 +168,31 @@ for (const { engine, skip } of testEngines()) {
       expect(wrong.headers.getSetCookie()).toEqual([]);
     });
 
-    it('limits failed sign-ins per account, counted across instances, even with the right password after', async () => {
+    it('limits failed sign-ins per account and address, counted across instances, even with the right password after; another address signs in', async () => {
       const { email } = await signedUpBrowser();
-      for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i += 1) {
+      const address = nextAddress();
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i += 1) {
         const api = i % 2 === 0 ? a : b;
-        expect((await visitor(api).post('/dashboard/sign-in', { email, password: `wrong ${i} password` })).status).toBe(401);
+        expect((await new DashboardClient(api.baseUrl, address).post('/dashboard/sign-in', { email, password: `wrong ${i} password` })).status).toBe(401);
       }
-      const limited = await visitor(a).post('/dashboard/sign-in', { email, password: PASSWORD });
+      const limited = await new DashboardClient(a.baseUrl, address).post('/dashboard/sign-in', { email: email.toUpperCase(), password: PASSWORD });
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(await text(limited)).toContain('Too many failed attempts');
+      expect(await text(limited)).toContain('Too many failed attempts from your address');
+      // the owner, from an address that has not failed, is not refused because of the guesses
+      expect((await visitor(b).post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+    });
+
+    it('lets the owner sign in from a sixth address after five wrong passwords from five others', async () => {
+      const { email } = await signedUpBrowser();
+      for (let i = 0; i < 5; i += 1) {
+        expect((await visitor(i % 2 === 0 ? a : b).post('/dashboard/sign-in', { email, password: `wrong guess number ${i}` })).status).toBe(401);
+      }
+      const owner = visitor(a);
+      const signIn = await owner.post('/dashboard/sign-in', { email, password: PASSWORD });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.get('retry-after')).toBeNull();
+      expect((await owner.get('/dashboard/keys')).status).toBe(200);
     });
 
     it('takes the client address from X-Forwarded-For only when TRUST_PROXY names the proxy', async () => {
@@ -200,14 +215,15 @@ for (const { engine, skip } of testEngines()) {
     it('counts a sign-in attempt before checking its password: parallel guesses get no more verifications than the limit', async () => {
       const { email } = await signedUpBrowser();
       const before = counted.verifications;
-      // from 40 addresses at once, on both instances: only the account's limit applies
+      // from one address at once, on both instances: the account-and-address limit applies first
+      const address = nextAddress();
       const attempts = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => new DashboardClient((i % 2 === 0 ? a : b).baseUrl, nextAddress()).post('/dashboard/sign-in', { email, password: `wrong guess ${i}` })),
+        Array.from({ length: 40 }, (_, i) => new DashboardClient((i % 2 === 0 ? a : b).baseUrl, address).post('/dashboard/sign-in', { email, password: `wrong guess ${i}` })),
       );
-      expect(counted.verifications - before).toBe(SIGN_IN_LIMITS.perAccount);
-      expect(attempts.filter((response) => response.status === 401)).toHaveLength(SIGN_IN_LIMITS.perAccount);
+      expect(counted.verifications - before).toBe(SIGN_IN_LIMITS.perAccountAndAddress);
+      expect(attempts.filter((response) => response.status === 401)).toHaveLength(SIGN_IN_LIMITS.perAccountAndAddress);
       const limited = attempts.filter((response) => response.status === 429);
-      expect(limited).toHaveLength(40 - SIGN_IN_LIMITS.perAccount);
+      expect(limited).toHaveLength(40 - SIGN_IN_LIMITS.perAccountAndAddress);
       for (const response of limited) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     });
 

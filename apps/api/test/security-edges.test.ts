@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { apiKeys, eq } from '@domain-index/db';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, issueLink } from '../src/accounts/account-store';
 import { createKey } from '../src/auth/key-store';
 import { createAccountKey } from '../src/accounts/account-keys';
+import { SIGN_IN_LIMITS, SignInLimiter } from '../src/dashboard/sign-in-limiter';
 import { systemClock } from '../src/clock';
 import { HSTS } from '../src/http/security-headers';
 import { DashboardClient } from './support/dashboard-client';
+import { OwnRedis, testRedisUrl } from './support/redis';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
 import { startApi, type RunningApi } from './support/start-api';
 
@@ -292,5 +295,74 @@ describe('headers on every response', () => {
       expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
       await response.arrayBuffer();
     }
+  });
+});
+
+describe.skipIf(testRedisUrl() === undefined)('the sign-in limiter in Redis', () => {
+  let redis: OwnRedis;
+  let client: Redis;
+  let limiter: SignInLimiter;
+  let api: RunningApi;
+  beforeAll(async () => {
+    // a Redis of this test's own: its memory is this test's alone
+    redis = await OwnRedis.start();
+    client = new Redis(redis.url);
+    limiter = SignInLimiter.redis(redis.url, 'di:signin');
+    expect(await limiter.connected(10_000)).toBe(true);
+    api = await startApi('pglite', { dashboard: { signInLimiter: limiter }, overrides: { trustProxy: ['loopback'] } });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await limiter?.close();
+    client?.disconnect();
+    await redis?.stop();
+  });
+
+  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
+  const signIn = (address: string, email: string, password = 'not the password at all') =>
+    new DashboardClient(api.baseUrl, address).post('/dashboard/sign-in', { email, password });
+
+  it('refuses 200 sign-ins with 16 KB emails with 400 before any counter: Redis memory stays within a few KB', async () => {
+    const before = { keys: await client.dbsize(), memory: await usedMemory() };
+    for (let batch = 0; batch < 10; batch += 1) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => signIn(`198.18.50.${i + 1}`, `${randomBytes(8).toString('hex')}${'a'.repeat(16_000)}@example.com`)),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(400);
+        expect(await answer.text()).toContain('An email address has at most 254 characters.');
+      }
+    }
+    expect(await client.dbsize()).toBe(before.keys);
+    expect(Math.abs((await usedMemory()) - before.memory)).toBeLessThan(8 * 1024);
+  });
+
+  it('keeps no email in Redis, only fixed-size hashes, and creates no per-account state for a refused address', async () => {
+    const address = '198.18.60.1';
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i += 1) expect((await signIn(address, `guess-${i}@example.com`)).status).toBe(401);
+    const keys = await client.keys('*');
+    expect(keys.some((name) => name.includes('@') || name.includes('example'))).toBe(false);
+    for (const name of keys) expect(name.length).toBeLessThanOrEqual('di:signin:account-address:'.length + 43);
+    const before = { keys: await client.dbsize(), memory: await usedMemory() };
+    for (let i = 0; i < 200; i += 1) {
+      const refused = await signIn(address, `refused-${i}-${randomBytes(8).toString('hex')}@example.com`);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(await client.dbsize()).toBe(before.keys);
+    expect(Math.abs((await usedMemory()) - before.memory)).toBeLessThan(8 * 1024);
+  });
+
+  it("does not let anyone's failures lock the owner out, and refuses one address over its limit while another is not", async () => {
+    const account = await createAccount(api.test.database, { email: 'owner@example.com', planId: 'free', at: systemClock.now() });
+    expect((await new DashboardClient(api.baseUrl, '198.18.70.1').post(`/dashboard/set-password/${await issueLink(api.test.database, account.id, systemClock.now())}`, { password: PASSWORD })).status).toBe(303);
+    for (let i = 0; i < 5; i += 1) expect((await signIn(`198.18.71.${i + 1}`, 'owner@example.com')).status).toBe(401);
+    expect((await signIn('198.18.71.6', 'owner@example.com', PASSWORD)).status).toBe(303);
+    // one address fails until it is refused, the right password too; the owner elsewhere is not
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i += 1) expect((await signIn('198.18.72.1', 'owner@example.com')).status).toBe(401);
+    const refused = await signIn('198.18.72.1', 'owner@example.com', PASSWORD);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(SIGN_IN_LIMITS.windowSeconds - 60);
+    expect((await signIn('198.18.72.2', 'owner@example.com', PASSWORD)).status).toBe(303);
   });
 });

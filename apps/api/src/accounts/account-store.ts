@@ -17,11 +17,13 @@ export interface Account {
 
 /** A syntactically plausible address: one @, something either side, no spaces. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The longest address there can be (RFC 5321's path limit less its angle brackets). */
+export const EMAIL_MAX_LENGTH = 254;
 
 /** An email as stored: trimmed and lowercased. Undefined when it is not an address. */
 export function normaliseEmail(email: string): string | undefined {
   const normal = email.trim().toLowerCase();
-  return normal.length <= 254 && EMAIL.test(normal) ? normal : undefined;
+  return normal.length <= EMAIL_MAX_LENGTH && EMAIL.test(normal) ? normal : undefined;
 }
 
 /** The address is already an account's. */

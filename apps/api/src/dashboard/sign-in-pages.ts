@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../http/strict-router';
-import { accountForSignIn, accountOfLink, createAccount, EmailTakenError, normaliseEmail, setPasswordWithLink } from '../accounts/account-store';
+import { accountForSignIn, accountOfLink, createAccount, EMAIL_MAX_LENGTH, EmailTakenError, normaliseEmail, setPasswordWithLink } from '../accounts/account-store';
 import { recordAudit } from '../accounts/audit';
 import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/passwords';
 import { endSession, startSession } from '../accounts/sessions';
@@ -12,6 +12,7 @@ import { clearSessionCookie, readSessionCookie, setSessionCookie } from './sessi
 
 /** One answer for an unknown email, a wrong password and a disabled account. */
 const SIGN_IN_FAILED = 'The email or password is not right.';
+const EMAIL_TOO_LONG = `An email address has at most ${EMAIL_MAX_LENGTH} characters.`;
 
 const field = (req: Request, name: string) => {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -23,7 +24,7 @@ function signInPage(signupOpen: boolean, message?: string, email = ''): string {
     title: 'Sign in',
     body: html`${notice(message)}
       <form class="stack" method="post" action="${DASHBOARD}/sign-in">
-        <label>Email <input type="email" name="email" autocomplete="username" required value="${email}"></label>
+        <label>Email <input type="email" name="email" autocomplete="username" maxlength="${EMAIL_MAX_LENGTH}" required value="${email}"></label>
         <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
         <button type="submit">Sign in</button>
       </form>
@@ -86,7 +87,13 @@ export function signInPages(deps: DashboardDeps): Router {
   router.post(
     '/sign-in',
     handle(async (req, res) => {
-      const email = normaliseEmail(field(req, 'email')) ?? field(req, 'email').trim().toLowerCase();
+      const typed = field(req, 'email').trim();
+      // Refused before any counter is touched: the store never holds more than a hash of what was typed.
+      if (typed.length > EMAIL_MAX_LENGTH) {
+        res.status(400).send(signInPage(deps.signupOpen, EMAIL_TOO_LONG));
+        return;
+      }
+      const email = normaliseEmail(typed) ?? typed.toLowerCase();
       const password = field(req, 'password');
       const address = clientAddress(req);
       let gate;
@@ -101,7 +108,7 @@ export function signInPages(deps: DashboardDeps): Router {
       }
       if (!gate.allowed) {
         res.status(429).setHeader('Retry-After', String(gate.retryAfterSeconds));
-        res.send(signInPage(deps.signupOpen, `Too many failed attempts. Try again in ${Math.ceil(gate.retryAfterSeconds / 60)} minutes.`, email));
+        res.send(signInPage(deps.signupOpen, `Too many failed attempts from your address. Try again in ${Math.ceil(gate.retryAfterSeconds / 60)} minutes.`, email));
         return;
       }
       const account = await accountForSignIn(deps.database, email);
