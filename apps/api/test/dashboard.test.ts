@@ -305,16 +305,37 @@ for (const { engine, skip } of testEngines()) {
       expect(counted.hashes).toBe(before + 1);
     });
 
-    it('signs a person up when the operator opened it (a free account, signed in on every instance), and limits sign-ups per client address', async () => {
+    it('signs a person up when the operator opened it (a free account, on every instance), with one answer whether or not the email has an account', async () => {
       const email = `New-${randomBytes(4).toString('hex')}@Example.com`;
       const person = visitor(a);
       expect(await text(await person.get('/dashboard/sign-up'))).toContain('>Create account</button>');
       const made = await person.post('/dashboard/sign-up', { email, password: PASSWORD });
       expect(made.status).toBe(303);
-      const keys = await text(await person.on(b.baseUrl).follow(made));
+      expect(made.headers.get('location')).toBe('/dashboard/sign-in?notice=signed-up');
+      expect(made.headers.getSetCookie()).toEqual([]);
+      const told = await text(await person.follow(made));
+      expect(told).toContain('If that email had no account, it has one now');
+      expect(told).not.toContain(email);
+      expect((await person.on(b.baseUrl).post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      const keys = await text(await person.get('/dashboard/keys'));
       expect(keys).toContain(email.toLowerCase());
       expect(keys).toContain('Plan <strong>free</strong>');
-      expect((await visitor(b).post('/dashboard/sign-up', { email: email.toLowerCase(), password: PASSWORD })).status).toBe(409);
+      // the same email again, with another password: the same answer, and nothing changed
+      const again = await visitor(b).post('/dashboard/sign-up', { email: email.toLowerCase(), password: 'another long pass phrase' });
+      expect(again.status).toBe(made.status);
+      expect(again.headers.get('location')).toBe(made.headers.get('location'));
+      expect(again.headers.getSetCookie()).toEqual([]);
+      expect(await text(again)).toBe(await text(await visitor(a).post('/dashboard/sign-up', { email: `other-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD })));
+      expect((await visitor(a).post('/dashboard/sign-in', { email, password: 'another long pass phrase' })).status).toBe(401);
+      expect(await database.db.$count(accounts, eq(accounts.email, email.toLowerCase()))).toBe(1);
+      // the owner's audit log says someone tried
+      await vi.waitFor(async () => expect((await auditEntries(person)).map((entry) => entry.event)).toContain('Sign-up tried with this email'), { timeout: 5_000, interval: 20 });
+      // a common password is refused before anything is hashed
+      const beforeCommon = counted.hashes;
+      const common = await visitor(a).post('/dashboard/sign-up', { email: `common-${randomBytes(4).toString('hex')}@example.com`, password: 'password1234' });
+      expect(common.status).toBe(400);
+      expect(await text(common)).toContain('too common or too easy to guess');
+      expect(counted.hashes).toBe(beforeCommon);
       // posts from one address count, whatever they hold; past the limit nothing is hashed or made
       const address = nextAddress();
       const before = counted.hashes;
@@ -693,6 +714,103 @@ for (const { engine, skip } of testEngines()) {
       expect(page).not.toMatch(/(src|href)="https?:/);
       expect((await guest.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
       expect((await guest.get('/dashboard/assets/dashboard.css')).headers.get('content-type')).toMatch(/^text\/css/);
+    });
+
+    const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
+    const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+    /** The handles of the sessions a sessions page offers to end, in its order. */
+    const endable = (page: string) => [...page.matchAll(/action="\/dashboard\/sessions\/([A-Za-z0-9_-]+)\/end"/g)].map((match) => match[1]!);
+
+    it('changes the password only with the current one, and ends every other session but this one', async () => {
+      const { browser, email } = await signedUpBrowser();
+      const elsewhere = visitor(b);
+      expect((await elsewhere.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      const form = await browser.get('/dashboard/password');
+      expect(form.status).toBe(200);
+      expect(await text(form)).toContain('<label>Current password <input type="password" name="current" autocomplete="current-password" required>');
+      const before = counted.hashes;
+      const wrong = await browser.post('/dashboard/password', { current: 'not my password at all', password: 'a brand new pass phrase' });
+      expect(wrong.status).toBe(401);
+      expect(await text(wrong)).toContain('The current password is not right.');
+      const common = await browser.on(b.baseUrl).post('/dashboard/password', { current: PASSWORD, password: 'password1234' });
+      expect(common.status).toBe(400);
+      expect(await text(common)).toContain('too common or too easy to guess');
+      expect(counted.hashes).toBe(before);
+      const changed = await browser.on(b.baseUrl).post('/dashboard/password', { current: PASSWORD, password: 'a brand new pass phrase' });
+      expect(changed.status).toBe(303);
+      expect(changed.headers.get('location')).toBe('/dashboard/sessions?notice=password-changed');
+      expect(await text(await browser.follow(changed))).toContain('Your password has changed. Every other session has ended; this one goes on.');
+      // the other browser is signed out, this one is not; only the new password signs in
+      expect((await elsewhere.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
+      expect((await browser.on(a.baseUrl).get('/dashboard/keys')).status).toBe(200);
+      expect((await visitor(a).post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(401);
+      expect((await visitor(b).post('/dashboard/sign-in', { email, password: 'a brand new pass phrase' })).status).toBe(303);
+      await vi.waitFor(async () => expect((await auditEntries(browser)).map((entry) => entry.event)).toContain('Failed password change (wrong current password)'), { timeout: 5_000, interval: 20 });
+      const audit = await text(await browser.get('/dashboard/audit'));
+      expect(audit).toContain('changed in the dashboard; 1 other session ended');
+    });
+
+    it('counts wrong current passwords like failed sign-ins', async () => {
+      const { browser } = await signedUpBrowser();
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i += 1) {
+        expect((await browser.post('/dashboard/password', { current: `wrong guess ${i} here`, password: 'a brand new pass phrase' })).status).toBe(401);
+      }
+      const limited = await browser.post('/dashboard/password', { current: PASSWORD, password: 'a brand new pass phrase' });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+
+    it('lists the sessions with device, address and last seen, ends one, and signs out everywhere', async () => {
+      const { browser, email } = await signedUpBrowser();
+      // the browser of the link signs in again from a Firefox; a phone signs in on the other instance
+      expect((await browser.post('/dashboard/sign-in', { email, password: PASSWORD }, { 'user-agent': FIREFOX })).status).toBe(303);
+      const phone = visitor(b);
+      clock.advance(2 * 60_000);
+      expect((await phone.post('/dashboard/sign-in', { email, password: PASSWORD }, { 'user-agent': IPHONE })).status).toBe(303);
+      const listed = await text(await browser.get('/dashboard/sessions'));
+      expect(listed).toContain(`<td>Firefox on Windows</td>\n                  <td>${browser.address}</td>`);
+      expect(listed).toContain(`<td>Safari on iPhone</td>\n                  <td>${phone.address}</td>`);
+      expect(listed).toContain('<strong>This session</strong>');
+      expect(listed).toContain(`${clock.now().toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+      expect(listed).not.toMatch(/[0-9a-f]{64}/);
+      // the set-password session, the phone's: each can be ended; this one is not offered
+      const handles = endable(listed);
+      expect(handles).toHaveLength(2);
+      // another account cannot end them
+      const { browser: stranger } = await signedUpBrowser();
+      for (const handle of handles) expect((await stranger.post(`/dashboard/sessions/${handle}/end`, {})).status).toBe(404);
+      // ending the phone's session signs the phone out
+      const phoneHandle = handles[0]!;
+      const ended = await browser.on(b.baseUrl).post(`/dashboard/sessions/${phoneHandle}/end`, {});
+      expect(ended.status).toBe(303);
+      expect(ended.headers.get('location')).toBe('/dashboard/sessions?notice=ended');
+      expect((await phone.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
+      expect((await browser.post(`/dashboard/sessions/${phoneHandle}/end`, {})).status).toBe(404);
+      // a forged "sign out everywhere" is refused
+      expect((await browser.post('/dashboard/sessions/end-all', {}, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      // sign out everywhere: this session too
+      const phoneAgain = visitor(a);
+      expect((await phoneAgain.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      const everywhere = await browser.post('/dashboard/sessions/end-all', {});
+      expect(everywhere.status).toBe(303);
+      expect(everywhere.headers.get('location')).toBe('/dashboard/sign-in?notice=signed-out-everywhere');
+      expect(await text(await browser.follow(everywhere))).toContain('You are signed out everywhere');
+      for (const person of [browser, phoneAgain]) expect((await person.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
+      expect((await browser.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      await vi.waitFor(async () => expect((await auditEntries(browser)).map((entry) => entry.event)).toEqual(expect.arrayContaining(['Signed out everywhere', 'Signed out a session'])), { timeout: 5_000, interval: 20 });
+    });
+
+    it('shows no notice for a code it does not know, Object internals included', async () => {
+      const { browser } = await signedUpBrowser();
+      for (const path of ['/dashboard/keys', '/dashboard/sessions', '/dashboard/sign-in']) {
+        for (const code of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'nonsense']) {
+          const response = await browser.get(`${path}?notice=${code}`);
+          expect(response.status).toBe(200);
+          const page = await text(response);
+          expect(page).not.toMatch(/function|native code|\[object/);
+          expect(page).not.toContain('class="notice');
+        }
+      }
     });
   });
 }

@@ -10,8 +10,8 @@ import { SIGN_IN_LIMITS, SignInLimiter } from '../src/dashboard/sign-in-limiter'
 import { systemClock } from '../src/clock';
 import { HSTS } from '../src/http/security-headers';
 import { DashboardClient } from './support/dashboard-client';
-import { OwnRedis, testRedisUrl } from './support/redis';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
+import { OwnRedis, testRedisUrl } from './support/redis';
 import { startApi, type RunningApi } from './support/start-api';
 
 const PASSWORD = 'correct horse battery staple';
@@ -96,6 +96,8 @@ describe('one spelling of every path: case, trailing slash and absolute-form var
       { path: `/dashboard/keys/${keyId}/usage`, label: '/dashboard/keys/:id/usage', headers: session },
       { path: `/dashboard/keys/${keyId}/revoke`, label: '/dashboard/keys/:id/revoke', headers: session },
       { path: '/dashboard/audit', label: '/dashboard/audit', headers: session },
+      { path: '/dashboard/sessions', label: '/dashboard/sessions', headers: session },
+      { path: '/dashboard/password', label: '/dashboard/password', headers: session },
       { path: '/dashboard/assets/dashboard.css', label: '/dashboard/assets/dashboard.css', headers: {} },
     ];
   };

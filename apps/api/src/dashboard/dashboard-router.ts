@@ -4,6 +4,7 @@ import { redactUrl } from '../http/request-log';
 import { strictRouter } from '../http/strict-router';
 import { sessionAccount } from '../accounts/sessions';
 import { routesUnder } from '../ops/request-metrics';
+import { accountPages } from './account-pages';
 import { dashboardAssets } from './assets';
 import { auditPage } from './audit-page';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
@@ -16,7 +17,7 @@ import { readSessionCookie } from './session-cookie';
 import { signInPages } from './sign-in-pages';
 
 /** The paths only a signed-in account may open; a signed-out visitor is sent to sign in. */
-const SIGNED_IN_ONLY = ['/keys', '/audit'];
+const SIGNED_IN_ONLY = ['/keys', '/audit', '/sessions', '/password'];
 
 /**
  * The key dashboard, mounted at /dashboard by createApp: server-rendered pages whose every
@@ -38,7 +39,9 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       if (token === undefined) return;
       const accountId = await sessionAccount(deps.database, token, deps.clock.now());
       const account = accountId === undefined ? undefined : await findAccount(deps.database, accountId);
-      if (account !== undefined && account.disabledAt === null) res.locals.account = account;
+      if (account === undefined || account.disabledAt !== null) return;
+      res.locals.account = account;
+      res.locals.sessionToken = token;
     }, true),
   );
   router.get('/', (_req, res) => {
@@ -52,6 +55,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   });
   router.use(keysPages(deps));
   router.use(auditPage(deps));
+  router.use(accountPages(deps));
   router.use((_req: Request, res: Response) => {
     const email = signedIn(res)?.email;
     const back = email === undefined ? html`<a href="${DASHBOARD}/sign-in">Sign in</a>` : html`<a href="${DASHBOARD}/keys">Go to your keys</a>`;
