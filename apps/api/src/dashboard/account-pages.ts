@@ -17,7 +17,7 @@ const NOTICES = new Map([
   ['password-changed', 'Your password has changed. Every other session has ended; this one goes on.'],
 ]);
 
-const when = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const when = (at: Date) => at.toISOString().slice(0, 16).replace('T', ' ');
 const field = (req: Request, name: string) => {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
@@ -67,22 +67,18 @@ export function accountPages(deps: DashboardDeps): Router {
           email: account.email,
           body: html`${notice(noticeOf(NOTICES, req.query.notice), 'info')}
             <p>Where your account is signed in. A session ends after 30 minutes without a request, 12 hours after sign-in, or when you end it here.</p>
-            <div class="scroll"><table>
-              <thead><tr><th>Device</th><th>IP</th><th>Signed in</th><th>Last seen</th><th></th></tr></thead>
-              <tbody>${sessions.map(
-                (session) => html`<tr>
-                  <td>${describeDevice(session.userAgent)}</td>
-                  <td>${session.ip ?? '—'}</td>
-                  <td>${when(session.createdAt)}</td>
-                  <td>${when(session.lastSeenAt)}</td>
-                  <td class="actions">${
-                    session.current
-                      ? html`<strong>This session</strong>`
-                      : html`<form method="post" action="${DASHBOARD}/sessions/${session.handle}/end"><button type="submit" class="quiet" aria-label="Sign out ${describeDevice(session.userAgent)} at ${session.ip ?? 'an unknown address'}">Sign out</button></form>`
-                  }</td>
-                </tr>`,
-              )}</tbody>
-            </table></div>
+            <ul class="sessions" aria-label="Sessions">${sessions.map(
+              (session) => html`<li>
+                <div><strong>${describeDevice(session.userAgent)}</strong>
+                  <span class="detail">IP ${session.ip ?? '—'} · last seen ${when(session.lastSeenAt)} · signed in ${when(session.createdAt)}</span></div>
+                ${
+                  session.current
+                    ? html`<strong>This session</strong>`
+                    : html`<form method="post" action="${DASHBOARD}/sessions/${session.handle}/end"><button type="submit" class="quiet" aria-label="Sign out ${describeDevice(session.userAgent)} at ${session.ip ?? 'an unknown address'}">Sign out</button></form>`
+                }
+              </li>`,
+            )}</ul>
+            <p class="detail">Times are UTC.</p>
             <h2>Sign out everywhere</h2>
             <p>Ends every session of your account, this one too. Do it if you signed in on a device that is not yours, or lost one.</p>
             <form method="post" action="${DASHBOARD}/sessions/end-all"><button type="submit" class="danger">Sign out everywhere</button></form>`,
