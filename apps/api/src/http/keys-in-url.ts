@@ -25,8 +25,12 @@ function validKeys(text: string): string[] {
   return [...text.matchAll(KEY_SHAPED)].map((match) => match[0]).filter(isWellFormedKey);
 }
 
-/** A path percent-decoded where it can be, so that an encoded key is found too. */
+/**
+ * A path percent-decoded where it can be, so that an encoded key is found too. Only a path with
+ * a `%` is decoded: this runs on every request.
+ */
 function decodedPath(path: string): string {
+  if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);
   } catch {
