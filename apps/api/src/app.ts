@@ -18,6 +18,8 @@ import type { RateLimiter } from './ratelimit/rate-limiter';
 import { rejectKeyInQuery } from './http/reject-key-in-query';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
+import { revokeKeysInUrl } from './http/revoke-keys-in-url';
+import { securityHeaders } from './http/security-headers';
 import type { Logger } from './logger';
 import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
@@ -77,12 +79,18 @@ export function createApp(appDeps: AppDeps): Express {
   // Behind a balancer every request comes from the balancer: only a configured proxy's
   // X-Forwarded-For may say who the client is (req.ip, for the limits and the audit log).
   app.set('trust proxy', deps.trustProxy ?? false);
+  // One spelling of every path, in every router (see http/strict-router.ts): `/Dashboard` and
+  // `/api/v1/stats/` are 404, so redaction and route labels see the paths they expect.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
 
-  // Probes first: before the access log, the request id and everything else.
+  app.use(securityHeaders({ https: deps.dashboard?.publicUrl.startsWith('https://') === true }));
+  // Probes next: before the access log, the request id and everything else.
   app.use(probesRouter(deps.readiness ?? new Readiness(deps.database, { phase: 'ready' })));
   app.use(measureRequests(deps.metrics));
   app.use(requestId());
   app.use(requestLog(deps.logger));
+  app.use(revokeKeysInUrl(revokeLeakedKey(deps)));
   app.use(sendJson());
   if (deps.usage !== undefined) app.use(countUsage(deps.usage, deps.clock));
   if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, ...deps.dashboard }));
@@ -97,9 +105,10 @@ export function createApp(appDeps: AppDeps): Express {
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,
     // After a route matched and before its parameters are validated, in the order of
-    // decisions.md: key in the URL, authentication and plan, rate limit.
+    // decisions.md: key in the URL (revoked already by revokeKeysInUrl), authentication and
+    // plan, rate limit.
     globalMiddleware: [
-      rejectKeyInQuery(revokeLeakedKey(deps)),
+      rejectKeyInQuery(),
       authenticate({ ...deps, plans: new PlanCache(deps.reads, deps.clock), keyCheck: keyCheckWithLookup(deps) }),
       enforceRateLimit(deps),
     ],

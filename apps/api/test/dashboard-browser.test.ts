@@ -18,7 +18,7 @@ describe.skipIf(!browserAvailable())('the key dashboard in a real browser', () =
   let browser: Browser;
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    api = await startApi('pglite', { dashboard: {} });
+    api = await startApi('pglite', { dashboard: { signupOpen: true } });
     await buildFixtureIndex(api.test.database);
     browser = await launchBrowser();
   });
@@ -96,6 +96,122 @@ describe.skipIf(!browserAvailable())('the key dashboard in a real browser', () =
     // nothing was loaded from another host
     expect(requests.filter((url) => !url.startsWith(api.baseUrl))).toEqual([]);
     await context.close();
+  });
+
+  /** A new account with its password set, and a browser context signed in to it at a width. */
+  async function signedIn(email: string, width: 1280 | 390, password = PASSWORD) {
+    const context = await browser.newContext(width === 390 ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${api.baseUrl}/dashboard/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+    return { context, page };
+  }
+  const newAccount = async (email: string) => {
+    const account = await createAccount(api.test.database, { email, planId: 'pro', at: systemClock.now() });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${api.baseUrl}/dashboard/set-password/${await issueLink(api.test.database, account.id, systemClock.now())}`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+    await context.close();
+  };
+
+  it('changes the password with the current one: the other browser is signed out, this one is not', async () => {
+    await newAccount('changer@example.com');
+    const desk = await signedIn('changer@example.com', 1280);
+    const phone = await signedIn('changer@example.com', 390);
+    await desk.page.getByRole('link', { name: 'Password', exact: true }).click();
+    await expect.poll(() => desk.page.url()).toBe(`${api.baseUrl}/dashboard/password`);
+    await desk.page.screenshot({ path: join(screenshots, 'dashboard-password-1280.png'), fullPage: true });
+    // a wrong current password is refused, and says so
+    await desk.page.getByLabel('Current password').fill('not the password at all');
+    await desk.page.getByLabel('New password').fill('a brand new pass phrase');
+    await desk.page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => desk.page.getByRole('alert').textContent()).toBe('The current password is not right.');
+    await desk.page.getByLabel('Current password').fill(PASSWORD);
+    await desk.page.getByLabel('New password').fill('a brand new pass phrase');
+    await desk.page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => desk.page.url()).toBe(`${api.baseUrl}/dashboard/sessions?notice=password-changed`);
+    await expect.poll(() => desk.page.getByRole('status').textContent()).toContain('Your password has changed.');
+    // only this session is left
+    await expect.poll(() => desk.page.getByRole('listitem').count()).toBe(1);
+    // the phone is signed out; the desk goes on
+    await phone.page.goto(`${api.baseUrl}/dashboard/keys`);
+    await expect.poll(() => phone.page.url()).toBe(`${api.baseUrl}/dashboard/sign-in`);
+    await phone.page.getByLabel('Email').fill('changer@example.com');
+    await phone.page.getByLabel('Password').fill('a brand new pass phrase');
+    await phone.page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => phone.page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+    await phone.page.goto(`${api.baseUrl}/dashboard/password`);
+    await phone.page.screenshot({ path: join(screenshots, 'dashboard-password-390.png'), fullPage: true });
+    await desk.page.goto(`${api.baseUrl}/dashboard/keys`);
+    expect(desk.page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+    await desk.context.close();
+    await phone.context.close();
+  });
+
+  it('lists the sessions, signs one out, then signs out everywhere', async () => {
+    await newAccount('sessions@example.com');
+    const desk = await signedIn('sessions@example.com', 1280);
+    const phone = await signedIn('sessions@example.com', 390);
+    const laptop = await signedIn('sessions@example.com', 1280);
+    await desk.page.getByRole('link', { name: 'Sessions' }).click();
+    await expect.poll(() => desk.page.url()).toBe(`${api.baseUrl}/dashboard/sessions`);
+    // four sessions (the link's, the desk's, the phone's, the laptop's): this one, and three
+    // with a button to sign them out
+    const sessions = desk.page.getByRole('list', { name: 'Sessions' }).getByRole('listitem');
+    await expect.poll(() => sessions.count()).toBe(4);
+    await expect.poll(() => desk.page.getByRole('button', { name: /^Sign out Chrome on Linux at / }).count()).toBe(3);
+    await expect.poll(() => desk.page.getByText('This session').count()).toBe(1);
+    expect(await sessions.first().textContent()).toMatch(/Chrome on Linux\s+IP 127\.0\.0\.1 · last seen/);
+    await desk.page.screenshot({ path: join(screenshots, 'dashboard-sessions-1280.png'), fullPage: true });
+    await phone.page.getByRole('link', { name: 'Sessions' }).click();
+    await phone.page.screenshot({ path: join(screenshots, 'dashboard-sessions-390.png'), fullPage: true });
+    expect(await phone.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+
+    // sign one other session out: one of the two buttons
+    await desk.page.getByRole('button', { name: /^Sign out Chrome on Linux at / }).first().click();
+    await expect.poll(() => desk.page.url()).toBe(`${api.baseUrl}/dashboard/sessions?notice=ended`);
+    await expect.poll(() => sessions.count()).toBe(3);
+    // then everywhere: every browser, this one too, is signed out
+    await desk.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await expect.poll(() => desk.page.url()).toBe(`${api.baseUrl}/dashboard/sign-in?notice=signed-out-everywhere`);
+    await expect.poll(() => desk.page.getByRole('status').textContent()).toContain('You are signed out everywhere');
+    await desk.page.screenshot({ path: join(screenshots, 'dashboard-signed-out-everywhere-1280.png'), fullPage: true });
+    for (const { page } of [desk, phone, laptop]) {
+      await page.goto(`${api.baseUrl}/dashboard/keys`);
+      await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/sign-in`);
+    }
+    for (const { context } of [desk, phone, laptop]) await context.close();
+  });
+
+  it('shows every page at 1280 and 390 px, with no sideways scrolling of the page on a phone', async () => {
+    await newAccount('pages@example.com');
+    const pending = await createAccount(api.test.database, { email: 'pending@example.com', planId: 'free', at: systemClock.now() });
+    const link = `/dashboard/set-password/${await issueLink(api.test.database, pending.id, systemClock.now())}`;
+    for (const width of [1280, 390] as const) {
+      const { context, page } = await signedIn('pages@example.com', width);
+      await page.getByLabel('Key name').fill('screenshots');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.goto(`${api.baseUrl}/dashboard/keys`);
+      const signedInPages = { keys: '/dashboard/keys', sessions: '/dashboard/sessions', password: '/dashboard/password', audit: '/dashboard/audit', 'not-found': '/dashboard/nope' };
+      for (const [name, path] of Object.entries(signedInPages)) {
+        await page.goto(`${api.baseUrl}${path}`);
+        await page.screenshot({ path: join(screenshots, `dashboard-${name}-${width}.png`), fullPage: true });
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'), `${path} at ${width}`).toBeLessThanOrEqual(0);
+      }
+      await context.clearCookies();
+      for (const [name, path] of Object.entries({ 'sign-in': '/dashboard/sign-in?notice=signed-up', 'sign-up': '/dashboard/sign-up', 'set-password': link })) {
+        await page.goto(`${api.baseUrl}${path}`);
+        await page.screenshot({ path: join(screenshots, `dashboard-${name}-${width}.png`), fullPage: true });
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'), `${path} at ${width}`).toBeLessThanOrEqual(0);
+      }
+      await context.close();
+    }
   });
 
   it('reads on a phone without sideways scrolling of the page', async () => {

@@ -168,16 +168,31 @@ for (const { engine, skip } of testEngines()) {
       expect(wrong.headers.getSetCookie()).toEqual([]);
     });
 
-    it('limits failed sign-ins per account, counted across instances, even with the right password after', async () => {
+    it('limits failed sign-ins per account and address, counted across instances, even with the right password after; another address signs in', async () => {
       const { email } = await signedUpBrowser();
-      for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i += 1) {
+      const address = nextAddress();
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i += 1) {
         const api = i % 2 === 0 ? a : b;
-        expect((await visitor(api).post('/dashboard/sign-in', { email, password: `wrong ${i} password` })).status).toBe(401);
+        expect((await new DashboardClient(api.baseUrl, address).post('/dashboard/sign-in', { email, password: `wrong ${i} password` })).status).toBe(401);
       }
-      const limited = await visitor(a).post('/dashboard/sign-in', { email, password: PASSWORD });
+      const limited = await new DashboardClient(a.baseUrl, address).post('/dashboard/sign-in', { email: email.toUpperCase(), password: PASSWORD });
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(await text(limited)).toContain('Too many failed attempts');
+      expect(await text(limited)).toContain('Too many failed attempts from your address');
+      // the owner, from an address that has not failed, is not refused because of the guesses
+      expect((await visitor(b).post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+    });
+
+    it('lets the owner sign in from a sixth address after five wrong passwords from five others', async () => {
+      const { email } = await signedUpBrowser();
+      for (let i = 0; i < 5; i += 1) {
+        expect((await visitor(i % 2 === 0 ? a : b).post('/dashboard/sign-in', { email, password: `wrong guess number ${i}` })).status).toBe(401);
+      }
+      const owner = visitor(a);
+      const signIn = await owner.post('/dashboard/sign-in', { email, password: PASSWORD });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.get('retry-after')).toBeNull();
+      expect((await owner.get('/dashboard/keys')).status).toBe(200);
     });
 
     it('takes the client address from X-Forwarded-For only when TRUST_PROXY names the proxy', async () => {
@@ -200,14 +215,15 @@ for (const { engine, skip } of testEngines()) {
     it('counts a sign-in attempt before checking its password: parallel guesses get no more verifications than the limit', async () => {
       const { email } = await signedUpBrowser();
       const before = counted.verifications;
-      // from 40 addresses at once, on both instances: only the account's limit applies
+      // from one address at once, on both instances: the account-and-address limit applies first
+      const address = nextAddress();
       const attempts = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => new DashboardClient((i % 2 === 0 ? a : b).baseUrl, nextAddress()).post('/dashboard/sign-in', { email, password: `wrong guess ${i}` })),
+        Array.from({ length: 40 }, (_, i) => new DashboardClient((i % 2 === 0 ? a : b).baseUrl, address).post('/dashboard/sign-in', { email, password: `wrong guess ${i}` })),
       );
-      expect(counted.verifications - before).toBe(SIGN_IN_LIMITS.perAccount);
-      expect(attempts.filter((response) => response.status === 401)).toHaveLength(SIGN_IN_LIMITS.perAccount);
+      expect(counted.verifications - before).toBe(SIGN_IN_LIMITS.perAccountAndAddress);
+      expect(attempts.filter((response) => response.status === 401)).toHaveLength(SIGN_IN_LIMITS.perAccountAndAddress);
       const limited = attempts.filter((response) => response.status === 429);
-      expect(limited).toHaveLength(40 - SIGN_IN_LIMITS.perAccount);
+      expect(limited).toHaveLength(40 - SIGN_IN_LIMITS.perAccountAndAddress);
       for (const response of limited) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     });
 
@@ -289,16 +305,37 @@ for (const { engine, skip } of testEngines()) {
       expect(counted.hashes).toBe(before + 1);
     });
 
-    it('signs a person up when the operator opened it (a free account, signed in on every instance), and limits sign-ups per client address', async () => {
+    it('signs a person up when the operator opened it (a free account, on every instance), with one answer whether or not the email has an account', async () => {
       const email = `New-${randomBytes(4).toString('hex')}@Example.com`;
       const person = visitor(a);
       expect(await text(await person.get('/dashboard/sign-up'))).toContain('>Create account</button>');
       const made = await person.post('/dashboard/sign-up', { email, password: PASSWORD });
       expect(made.status).toBe(303);
-      const keys = await text(await person.on(b.baseUrl).follow(made));
+      expect(made.headers.get('location')).toBe('/dashboard/sign-in?notice=signed-up');
+      expect(made.headers.getSetCookie()).toEqual([]);
+      const told = await text(await person.follow(made));
+      expect(told).toContain('If that email had no account, it has one now');
+      expect(told).not.toContain(email);
+      expect((await person.on(b.baseUrl).post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      const keys = await text(await person.get('/dashboard/keys'));
       expect(keys).toContain(email.toLowerCase());
       expect(keys).toContain('Plan <strong>free</strong>');
-      expect((await visitor(b).post('/dashboard/sign-up', { email: email.toLowerCase(), password: PASSWORD })).status).toBe(409);
+      // the same email again, with another password: the same answer, and nothing changed
+      const again = await visitor(b).post('/dashboard/sign-up', { email: email.toLowerCase(), password: 'another long pass phrase' });
+      expect(again.status).toBe(made.status);
+      expect(again.headers.get('location')).toBe(made.headers.get('location'));
+      expect(again.headers.getSetCookie()).toEqual([]);
+      expect(await text(again)).toBe(await text(await visitor(a).post('/dashboard/sign-up', { email: `other-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD })));
+      expect((await visitor(a).post('/dashboard/sign-in', { email, password: 'another long pass phrase' })).status).toBe(401);
+      expect(await database.db.$count(accounts, eq(accounts.email, email.toLowerCase()))).toBe(1);
+      // the owner's audit log says someone tried
+      await vi.waitFor(async () => expect((await auditEntries(person)).map((entry) => entry.event)).toContain('Sign-up tried with this email'), { timeout: 5_000, interval: 20 });
+      // a common password is refused before anything is hashed
+      const beforeCommon = counted.hashes;
+      const common = await visitor(a).post('/dashboard/sign-up', { email: `common-${randomBytes(4).toString('hex')}@example.com`, password: 'password1234' });
+      expect(common.status).toBe(400);
+      expect(await text(common)).toContain('too common or too easy to guess');
+      expect(counted.hashes).toBe(beforeCommon);
       // posts from one address count, whatever they hold; past the limit nothing is hashed or made
       const address = nextAddress();
       const before = counted.hashes;
@@ -327,7 +364,16 @@ for (const { engine, skip } of testEngines()) {
       const siteAlone = await browser.post('/dashboard/keys', { name: 'forged', expires: 'never' }, { origin: undefined, 'sec-fetch-site': 'cross-site' });
       expect(siteAlone.status).toBe(403);
       expect(await text(await browser.get('/dashboard/keys'))).not.toContain('forged');
-      // and this site's own Origin alone is let through
+      // a page on another name for this server (DNS rebinding) sends its own Host and Origin, which agree
+      const rebound = a.baseUrl.replace('127.0.0.1', 'localhost');
+      const rebinding = await fetch(`${rebound}/dashboard/keys`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: browser.cookieHeader, origin: rebound, 'sec-fetch-site': 'same-origin' },
+        body: 'name=rebound&expires=never',
+      });
+      expect(rebinding.status).toBe(403);
+      // and PUBLIC_URL's origin alone is let through
       expect((await browser.post('/dashboard/keys', { name: 'own origin', expires: 'never' }, { 'sec-fetch-site': undefined })).status).toBe(200);
     });
 
@@ -335,7 +381,7 @@ for (const { engine, skip } of testEngines()) {
       const secure = await startApi(engine, { clock, test: a.test, dashboard: { publicUrl: 'https://dash.example.com' } });
       try {
         const account = await createAccount(database, { email: `secure-${randomBytes(4).toString('hex')}@example.com`, planId: 'free', at: clock.now() });
-        const browser = new DashboardClient(secure.baseUrl);
+        const browser = new DashboardClient(secure.baseUrl, undefined, 'https://dash.example.com');
         const set = await browser.post(`/dashboard/set-password/${await issueLink(database, account.id, clock.now())}`, { password: PASSWORD });
         expect(set.status).toBe(303);
         const cookies = set.headers.getSetCookie();
@@ -669,6 +715,104 @@ for (const { engine, skip } of testEngines()) {
       expect((await guest.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
       expect((await guest.get('/dashboard/assets/dashboard.css')).headers.get('content-type')).toMatch(/^text\/css/);
     });
+
+    const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
+    const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+    /** The handles of the sessions a sessions page offers to end, in its order. */
+    const endable = (page: string) => [...page.matchAll(/action="\/dashboard\/sessions\/([A-Za-z0-9_-]+)\/end"/g)].map((match) => match[1]!);
+
+    it('changes the password only with the current one, and ends every other session but this one', async () => {
+      const { browser, email } = await signedUpBrowser();
+      const elsewhere = visitor(b);
+      expect((await elsewhere.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      const form = await browser.get('/dashboard/password');
+      expect(form.status).toBe(200);
+      expect(await text(form)).toContain('<label>Current password <input type="password" name="current" autocomplete="current-password" required>');
+      const before = counted.hashes;
+      const wrong = await browser.post('/dashboard/password', { current: 'not my password at all', password: 'a brand new pass phrase' });
+      expect(wrong.status).toBe(401);
+      expect(await text(wrong)).toContain('The current password is not right.');
+      const common = await browser.on(b.baseUrl).post('/dashboard/password', { current: PASSWORD, password: 'password1234' });
+      expect(common.status).toBe(400);
+      expect(await text(common)).toContain('too common or too easy to guess');
+      expect(counted.hashes).toBe(before);
+      const changed = await browser.on(b.baseUrl).post('/dashboard/password', { current: PASSWORD, password: 'a brand new pass phrase' });
+      expect(changed.status).toBe(303);
+      expect(changed.headers.get('location')).toBe('/dashboard/sessions?notice=password-changed');
+      expect(await text(await browser.follow(changed))).toContain('Your password has changed. Every other session has ended; this one goes on.');
+      // the other browser is signed out, this one is not; only the new password signs in
+      expect((await elsewhere.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
+      expect((await browser.on(a.baseUrl).get('/dashboard/keys')).status).toBe(200);
+      expect((await visitor(a).post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(401);
+      expect((await visitor(b).post('/dashboard/sign-in', { email, password: 'a brand new pass phrase' })).status).toBe(303);
+      await vi.waitFor(async () => expect((await auditEntries(browser)).map((entry) => entry.event)).toContain('Failed password change (wrong current password)'), { timeout: 5_000, interval: 20 });
+      const audit = await text(await browser.get('/dashboard/audit'));
+      expect(audit).toContain('changed in the dashboard; 1 other session ended');
+    });
+
+    it('counts wrong current passwords like failed sign-ins', async () => {
+      const { browser } = await signedUpBrowser();
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i += 1) {
+        expect((await browser.post('/dashboard/password', { current: `wrong guess ${i} here`, password: 'a brand new pass phrase' })).status).toBe(401);
+      }
+      const limited = await browser.post('/dashboard/password', { current: PASSWORD, password: 'a brand new pass phrase' });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+
+    it('lists the sessions with device, address and last seen, ends one, and signs out everywhere', async () => {
+      const { browser, email } = await signedUpBrowser();
+      // the browser of the link signs in again from a Firefox; a phone signs in on the other instance
+      expect((await browser.post('/dashboard/sign-in', { email, password: PASSWORD }, { 'user-agent': FIREFOX })).status).toBe(303);
+      const phone = visitor(b);
+      clock.advance(2 * 60_000);
+      expect((await phone.post('/dashboard/sign-in', { email, password: PASSWORD }, { 'user-agent': IPHONE })).status).toBe(303);
+      const listed = await text(await browser.get('/dashboard/sessions'));
+      const seen = (at: Date) => at.toISOString().slice(0, 16).replace('T', ' ');
+      const row = (device: string, address: string, lastSeen: Date) => new RegExp(`<strong>${device}</strong>\\s*<span class="detail">IP ${address.replaceAll('.', '\\.')} · last seen ${seen(lastSeen)} · signed in [^<]+</span>`);
+      expect(listed).toMatch(row('Firefox on Windows', browser.address!, clock.now()));
+      expect(listed).toMatch(row('Safari on iPhone', phone.address!, clock.now()));
+      expect(listed).toContain('<strong>This session</strong>');
+      expect(listed).not.toMatch(/[0-9a-f]{64}/);
+      // the set-password session, the phone's: each can be ended; this one is not offered
+      const handles = endable(listed);
+      expect(handles).toHaveLength(2);
+      // another account cannot end them
+      const { browser: stranger } = await signedUpBrowser();
+      for (const handle of handles) expect((await stranger.post(`/dashboard/sessions/${handle}/end`, {})).status).toBe(404);
+      // ending the phone's session signs the phone out
+      const phoneHandle = handles[0]!;
+      const ended = await browser.on(b.baseUrl).post(`/dashboard/sessions/${phoneHandle}/end`, {});
+      expect(ended.status).toBe(303);
+      expect(ended.headers.get('location')).toBe('/dashboard/sessions?notice=ended');
+      expect((await phone.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
+      expect((await browser.post(`/dashboard/sessions/${phoneHandle}/end`, {})).status).toBe(404);
+      // a forged "sign out everywhere" is refused
+      expect((await browser.post('/dashboard/sessions/end-all', {}, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      // sign out everywhere: this session too
+      const phoneAgain = visitor(a);
+      expect((await phoneAgain.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      const everywhere = await browser.post('/dashboard/sessions/end-all', {});
+      expect(everywhere.status).toBe(303);
+      expect(everywhere.headers.get('location')).toBe('/dashboard/sign-in?notice=signed-out-everywhere');
+      expect(await text(await browser.follow(everywhere))).toContain('You are signed out everywhere');
+      for (const person of [browser, phoneAgain]) expect((await person.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
+      expect((await browser.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      await vi.waitFor(async () => expect((await auditEntries(browser)).map((entry) => entry.event)).toEqual(expect.arrayContaining(['Signed out everywhere', 'Signed out a session'])), { timeout: 5_000, interval: 20 });
+    });
+
+    it('shows no notice for a code it does not know, Object internals included', async () => {
+      const { browser } = await signedUpBrowser();
+      for (const path of ['/dashboard/keys', '/dashboard/sessions', '/dashboard/sign-in']) {
+        for (const code of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'nonsense']) {
+          const response = await browser.get(`${path}?notice=${code}`);
+          expect(response.status).toBe(200);
+          const page = await text(response);
+          expect(page).not.toMatch(/function|native code|\[object/);
+          expect(page).not.toContain('class="notice');
+        }
+      }
+    });
   });
 }
 
@@ -677,8 +821,8 @@ describe('self-service sign-up', () => {
     const closed = await startApi('pglite', { dashboard: {} });
     try {
       const visitor = new DashboardClient(closed.baseUrl);
-      expect((await visitor.get('/dashboard/sign-up')).headers.get('location')).toBe('/dashboard/sign-in');
-      expect((await visitor.post('/dashboard/sign-up', { email: 'new@example.com', password: PASSWORD })).status).toBe(303);
+      expect((await visitor.get('/dashboard/sign-up')).status).toBe(404);
+      expect((await visitor.post('/dashboard/sign-up', { email: 'new@example.com', password: PASSWORD })).status).toBe(404);
       expect((await visitor.get('/dashboard/keys')).headers.get('location')).toBe('/dashboard/sign-in');
       expect(await closed.test.database.db.$count(accounts)).toBe(0);
     } finally {

@@ -1,5 +1,6 @@
 import { accountLinks, accounts, and, apiKeys, eq, gt, isNull, plans, sessions, sql, type Database } from '@domain-index/db';
 import { UnknownPlanError } from '../auth/key-store';
+import { endSessionsOf } from './sessions';
 import { hashToken, newPublicId, newSecretToken } from './secret-token';
 
 /** How long a one-time set-password link works. */
@@ -17,11 +18,13 @@ export interface Account {
 
 /** A syntactically plausible address: one @, something either side, no spaces. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The longest address there can be (RFC 5321's path limit less its angle brackets). */
+export const EMAIL_MAX_LENGTH = 254;
 
 /** An email as stored: trimmed and lowercased. Undefined when it is not an address. */
 export function normaliseEmail(email: string): string | undefined {
   const normal = email.trim().toLowerCase();
-  return normal.length <= 254 && EMAIL.test(normal) ? normal : undefined;
+  return normal.length <= EMAIL_MAX_LENGTH && EMAIL.test(normal) ? normal : undefined;
 }
 
 /** The address is already an account's. */
@@ -81,6 +84,32 @@ export async function accountForSignIn(
     .from(accounts)
     .where(eq(accounts.email, email));
   return row === undefined ? undefined : { id: row.id, passwordHash: row.passwordHash, disabled: row.disabledAt !== null };
+}
+
+/** The password hash of an enabled account, for checking its current password; undefined when none. */
+export async function currentPasswordHash(database: Database, accountId: string): Promise<string | undefined> {
+  const [row] = await database.db
+    .select({ passwordHash: accounts.passwordHash })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), isNull(accounts.disabledAt)));
+  return row?.passwordHash ?? undefined;
+}
+
+/**
+ * Replaces the password of a signed-in account and ends its other sessions, in one transaction:
+ * whoever knew the old password is signed out with it. Returns how many sessions ended, or
+ * undefined when the account is gone or disabled.
+ */
+export async function changePassword(database: Database, accountId: string, passwordHash: string, keepSessionToken: string): Promise<number | undefined> {
+  return database.db.transaction(async (tx) => {
+    const [account] = await tx
+      .update(accounts)
+      .set({ passwordHash })
+      .where(and(eq(accounts.id, accountId), isNull(accounts.disabledAt)))
+      .returning({ id: accounts.id });
+    if (account === undefined) return undefined;
+    return endSessionsOf(tx, accountId, keepSessionToken);
+  });
 }
 
 /** Changes an account's plan; its keys have the new limit from their next request. False when no such account. */

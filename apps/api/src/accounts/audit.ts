@@ -1,6 +1,9 @@
 import { auditEvents, desc, eq, type Database, type Drizzle } from '@domain-index/db';
 
-/** What the audit log records: every change to an account's keys and every sign-in attempt. */
+/**
+ * What the audit log records: every change to an account's keys, every sign-in attempt, every
+ * change of password and every session ended from the sessions page.
+ */
 export const AUDIT_KINDS = {
   key_created: 'Key created',
   key_revoked: 'Key revoked',
@@ -10,6 +13,10 @@ export const AUDIT_KINDS = {
   sign_in: 'Signed in',
   sign_in_failed: 'Failed sign-in',
   password_changed: 'Password set',
+  password_change_failed: 'Failed password change (wrong current password)',
+  session_ended: 'Signed out a session',
+  signed_out_everywhere: 'Signed out everywhere',
+  sign_up_existing: 'Sign-up tried with this email',
 } as const;
 export type AuditKind = keyof typeof AUDIT_KINDS;
 

@@ -11,9 +11,33 @@ describe('passwords', () => {
     expect(await verifyPassword('not a hash', 'anything')).toBe(false);
   });
 
-  it('need 12 to 256 characters', () => {
-    expect(passwordProblem('short')).toMatch(/at least 12/);
-    expect(passwordProblem('x'.repeat(257))).toMatch(/at most 256/);
-    expect(passwordProblem('twelve chars')).toBeUndefined();
+  it('need 12 to 256 characters', async () => {
+    expect(await passwordProblem('short')).toMatch(/at least 12/);
+    expect(await passwordProblem('x'.repeat(257))).toMatch(/at most 256/);
+    expect(await passwordProblem('twelve chars')).toBeUndefined();
+  });
+
+  it('refuses common, leaked and patterned passwords, offline', async () => {
+    for (const common of ['password1234', 'Password1234!', 'qwertyuiop12', 'iloveyou2024', 'letmein12345', 'trustno1trustno1', 'aaaaaaaaaaaa', '123456789012', 'passwordpassword', 'dragonballz1']) {
+      expect(await passwordProblem(common), common).toMatch(/too common or too easy to guess/);
+    }
+  });
+
+  it('refuses a password made of the account email', async () => {
+    expect(await passwordProblem('jane.doe@example.com', ['jane.doe@example.com'])).toMatch(/too common/);
+    expect(await passwordProblem('Jane.Doe@Example.com1', ['jane.doe@example.com'])).toMatch(/too common/);
+  });
+
+  it('accepts long phrases and random strings', async () => {
+    for (const strong of ['correct horse battery staple', 'a long phrase of words', 'q8#Lm2!vZp0w', 'Tr0ub4dor&3xx', `${'x'.repeat(12)}Gq7!vLm2#pZ0`]) {
+      expect(await passwordProblem(strong), strong).toBeUndefined();
+    }
+  });
+
+  it('checks even the longest password in well under a second', async () => {
+    await passwordProblem('warm up the dictionaries');
+    const started = performance.now();
+    await passwordProblem('a9'.repeat(128));
+    expect(performance.now() - started).toBeLessThan(500);
   });
 });

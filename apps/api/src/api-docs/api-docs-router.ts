@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import { strictRouter } from '../http/strict-router';
 import { OpenApiBody } from './openapi-body';
 import { Precompressed } from './precompressed';
 
@@ -45,7 +46,7 @@ export interface ApiDocsOptions {
  * requires a key.
  */
 export function apiDocsRouter(options: ApiDocsOptions = {}): Router {
-  const router = Router();
+  const router = strictRouter();
   const openApi = new OpenApiBody(options.publicUrl);
   // The one thing Redoc fetches from another host: the logo beside "API docs by Redocly" in its
   // menu. Without it the image fails, and Redoc then leaves it out.

@@ -84,11 +84,11 @@ export function authenticate(deps: {
 
 /**
  * A key seen in a URL is treated as leaked: if it is an active key, it is revoked at once, and
- * its account's audit log says from which address. The request itself is rejected either way
- * (400 api_key_in_query).
+ * its account's audit log says from which address. `where` says where in the URL it was:
+ * `path`, or `query parameter <name>`.
  */
 export function revokeLeakedKey(deps: { database: Database; clock: Clock; logger: Logger }) {
-  return async (param: string, value: unknown, address: string): Promise<void> => {
+  return async (where: string, value: unknown, address: string): Promise<void> => {
     const values = Array.isArray(value) ? value : [value];
     for (const candidate of values) {
       if (typeof candidate !== 'string' || !isWellFormedKey(candidate)) continue;
@@ -96,14 +96,14 @@ export function revokeLeakedKey(deps: { database: Database; clock: Clock; logger
         const stored = await findKey(deps.database, candidate, deps.clock.now());
         if (stored === undefined || !stored.active) continue;
         const at = deps.clock.now();
-        await revokeKey(deps.database, stored.id, `leaked: sent in the URL query parameter ${param}`, at);
-        deps.logger.warn({ keyId: stored.id, param }, 'revoked an API key sent in a URL');
+        await revokeKey(deps.database, stored.id, `leaked: sent in the URL ${where}`, at);
+        deps.logger.warn({ keyId: stored.id, where }, 'revoked an API key sent in a URL');
         const accountId = await keyAccount(deps.database, stored.id);
         if (accountId !== null) {
-          await recordAudit(deps.database.db, { accountId, at, kind: 'key_revoked_leaked', ip: address, keyId: stored.id, detail: `sent in the URL query parameter ${param}` });
+          await recordAudit(deps.database.db, { accountId, at, kind: 'key_revoked_leaked', ip: address, keyId: stored.id, detail: `sent in the URL ${where}` });
         }
       } catch (error) {
-        deps.logger.error({ err: error, param }, 'could not revoke an API key sent in a URL');
+        deps.logger.error({ err: error, where }, 'could not revoke an API key sent in a URL');
       }
     }
   };

@@ -5,6 +5,7 @@ import { apiKeys, listings, type Database } from '@domain-index/db';
 import { createKey } from '../auth/key-store';
 import { createApp } from '../app';
 import { trackConnections } from '../http/drain-connections';
+import { createHttpServer } from '../http/http-server';
 import { systemClock } from '../clock';
 import { publicUrlWarning, type Config } from '../config';
 import type { Logger } from '../logger';
@@ -173,14 +174,18 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   });
 }
 
-/** Listens on the configured address; a failure (the port taken) becomes one CLI line. */
+/**
+ * Listens on the configured address, with bounded times to receive a request (SERVER_TIMEOUTS);
+ * a failure (the port taken) becomes one CLI line.
+ */
 async function listen(app: Express, config: Config): Promise<Server> {
   try {
     return await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(config.port, config.host, () => {
+      const listening = createHttpServer(app);
+      listening.once('error', reject);
+      listening.listen(config.port, config.host, () => {
         resolve(listening);
       });
-      listening.once('error', reject);
     });
   } catch (error) {
     const code = (error as { code?: unknown }).code;

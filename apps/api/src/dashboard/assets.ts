@@ -1,4 +1,7 @@
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import { strictRouter } from '../http/strict-router';
+import { routesUnder } from '../ops/request-metrics';
+import { DASHBOARD } from './layout';
 
 /** The dashboard's only stylesheet: small screens first, a table that scrolls sideways when narrow. */
 const CSS = `
@@ -28,6 +31,10 @@ button.quiet{background:#fff;color:#14213d}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid #e6e9ed;white-space:nowrap}
 td.actions{display:flex;gap:.5rem}
+ul.sessions{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
+ul.sessions li{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;background:#fff;border:1px solid #d8dde3;border-radius:.5rem;padding:.6rem .8rem}
+ul.sessions form{margin:0}
+.detail{display:block;font-size:.85rem;color:#4a5563}
 .status-active{color:#067647}.status-revoked,.status-expired{color:#b42318}
 code{font-family:ui-monospace,monospace}
 svg.chart{width:100%;height:auto;background:#fff;border:1px solid #d8dde3;border-radius:.5rem}
@@ -49,12 +56,15 @@ document.addEventListener('click', function (event) {
 });
 `;
 
-/** Serves the stylesheet and script from the service's own origin (CSP default-src 'self'). */
+/**
+ * Serves the stylesheet and script from the service's own origin (CSP default-src 'self'), with
+ * the dashboard's `Cache-Control: no-store` like every dashboard response: they are 3 kB.
+ */
 export function dashboardAssets(): Router {
-  const router = Router();
+  const router = strictRouter();
+  router.use(routesUnder(`${DASHBOARD}/assets`));
   const send = (type: string, body: string) => (_req: unknown, res: Response) => {
     res.setHeader('Content-Type', type);
-    res.setHeader('Cache-Control', 'public, max-age=3600');
     res.send(body);
   };
   router.get('/dashboard.css', send('text/css; charset=utf-8', CSS));

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { strictRouter } from '../http/strict-router';
 import { AUDIT_KINDS, auditLog } from '../accounts/audit';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
 import { html } from './html';
@@ -9,7 +10,7 @@ import { page } from './layout';
  * request caused (a key's expiry) has no address: "—".
  */
 export function auditPage(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   router.get(
     '/audit',
     handle(async (_req, res) => {

@@ -25,6 +25,11 @@ export function signedIn(res: Response): Account | undefined {
   return res.locals.account as Account | undefined;
 }
 
+/** The session token of a signed-in request (from its cookie), set with the account by loadAccount. */
+export function sessionToken(res: Response): string | undefined {
+  return res.locals.sessionToken as string | undefined;
+}
+
 /**
  * Express 4 does not catch a rejected handler: this passes the failure on to the error page.
  * As a middleware (`thenNext`), it calls the next handler once `run` has finished.

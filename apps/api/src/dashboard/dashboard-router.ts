@@ -1,7 +1,10 @@
-import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, type Router } from 'express';
 import { findAccount } from '../accounts/account-store';
 import { redactUrl } from '../http/request-log';
+import { strictRouter } from '../http/strict-router';
 import { sessionAccount } from '../accounts/sessions';
+import { routesUnder } from '../ops/request-metrics';
+import { accountPages } from './account-pages';
 import { dashboardAssets } from './assets';
 import { auditPage } from './audit-page';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
@@ -13,14 +16,18 @@ import { FORM_LIMITS, requestRefusal } from './request-refusal';
 import { readSessionCookie } from './session-cookie';
 import { signInPages } from './sign-in-pages';
 
+/** The paths only a signed-in account may open; a signed-out visitor is sent to sign in. */
+const SIGNED_IN_ONLY = ['/keys', '/audit', '/sessions', '/password'];
+
 /**
  * The key dashboard, mounted at /dashboard by createApp: server-rendered pages whose every
  * action is a form that posts (then redirects, or shows a new key once), so it works without
  * JavaScript. Nothing under /api/v1 changes.
  */
 export function dashboardRouter(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const secure = deps.publicUrl.startsWith('https://');
+  router.use(routesUnder(DASHBOARD));
   router.use(dashboardHeaders);
   router.use('/assets', dashboardAssets());
   router.use(express.urlencoded({ extended: false, limit: FORM_LIMITS.bytes, parameterLimit: FORM_LIMITS.fields }));
@@ -32,21 +39,27 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       if (token === undefined) return;
       const accountId = await sessionAccount(deps.database, token, deps.clock.now());
       const account = accountId === undefined ? undefined : await findAccount(deps.database, accountId);
-      if (account !== undefined && account.disabledAt === null) res.locals.account = account;
+      if (account === undefined || account.disabledAt !== null) return;
+      res.locals.account = account;
+      res.locals.sessionToken = token;
     }, true),
   );
   router.get('/', (_req, res) => {
     res.redirect(303, signedIn(res) === undefined ? `${DASHBOARD}/sign-in` : `${DASHBOARD}/keys`);
   });
   router.use(signInPages(deps));
-  router.use((_req: Request, res: Response, next: NextFunction) => {
+  // Only under the signed-in paths: any other path is a 404, signed in or not.
+  router.use(SIGNED_IN_ONLY, (_req: Request, res: Response, next: NextFunction) => {
     if (signedIn(res) === undefined) res.redirect(303, `${DASHBOARD}/sign-in`);
     else next();
   });
   router.use(keysPages(deps));
   router.use(auditPage(deps));
+  router.use(accountPages(deps));
   router.use((_req: Request, res: Response) => {
-    res.status(404).send(page({ title: 'Not found', email: signedIn(res)?.email, body: html`<p>There is no such page. <a href="${DASHBOARD}/keys">Go to your keys</a>.</p>` }));
+    const email = signedIn(res)?.email;
+    const back = email === undefined ? html`<a href="${DASHBOARD}/sign-in">Sign in</a>` : html`<a href="${DASHBOARD}/keys">Go to your keys</a>`;
+    res.status(404).send(page({ title: 'Not found', email, body: html`<p>There is no such page. ${back}.</p>` }));
   });
   const failed: ErrorRequestHandler = (error: unknown, req, res, next) => {
     if (res.headersSent) {

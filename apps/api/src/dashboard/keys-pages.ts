@@ -1,17 +1,18 @@
 import { eq, plans } from '@domain-index/db';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { strictRouter } from '../http/strict-router';
 import { createAccountKey, KEY_EXPIRY_DAYS, listAccountKeys, revokeAccountKey, rotateAccountKey, ROTATION_OVERLAPS, type AccountKey, type RotationOverlap } from '../accounts/account-keys';
 import type { Account } from '../accounts/account-store';
 import { lastDayOfUsage } from '../usage/usage-query';
 import { clientAddress } from '../http/client-address';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
 import { html } from './html';
-import { DASHBOARD, notice, page } from './layout';
+import { DASHBOARD, notice, noticeOf, page } from './layout';
 import { usageChart } from './usage-chart';
 
 const NAME_MAX = 60;
 /** Fixed messages shown after a redirect, chosen by a code so that no text is reflected. */
-const NOTICES: Record<string, string> = { revoked: 'The key was revoked. It is refused from the next request on.' };
+const NOTICES = new Map([['revoked', 'The key was revoked. It is refused from the next request on.']]);
 
 const when = (at: Date | null) => (at === null ? 'never' : `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
 const field = (req: Request, name: string) => {
@@ -61,7 +62,7 @@ function newKeyPage(res: Response, account: Account, key: string, title: string,
 
 /** The keys page and its actions: create, revoke (after a confirmation), rotate, and usage. */
 export function keysPages(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const account = (res: Response) => signedIn(res)!;
 
   router.get(
@@ -70,7 +71,7 @@ export function keysPages(deps: DashboardDeps): Router {
       const me = account(res);
       const at = deps.clock.now();
       const [keys, limit] = await Promise.all([listAccountKeys(deps.database, me.id, at), planLimit(deps, me.planId)]);
-      const shown = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
+      const shown = noticeOf(NOTICES, req.query.notice);
       res.send(
         page({
           title: 'API keys',

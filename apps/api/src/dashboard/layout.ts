@@ -10,6 +10,8 @@ export function page(options: { title: string; body: SafeHtml; email?: string | 
       ? ''
       : html`<nav aria-label="Dashboard">
           <a href="${DASHBOARD}/keys">Keys</a>
+          <a href="${DASHBOARD}/sessions">Sessions</a>
+          <a href="${DASHBOARD}/password">Password</a>
           <a href="${DASHBOARD}/audit">Audit log</a>
           <span class="who">${options.email}</span>
           <form method="post" action="${DASHBOARD}/sign-out"><button type="submit">Sign out</button></form>
@@ -37,4 +39,12 @@ ${options.body}
 /** A message above a form: what went wrong and what to do. */
 export function notice(text: string | undefined, kind: 'error' | 'info' = 'error'): SafeHtml {
   return text === undefined ? html`` : html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
+}
+
+/**
+ * The fixed message a redirect's `?notice=` code names, or undefined: the code only chooses,
+ * nothing of it is shown. A Map, so that `constructor` or `__proto__` name nothing.
+ */
+export function noticeOf(messages: ReadonlyMap<string, string>, code: unknown): string | undefined {
+  return typeof code === 'string' ? messages.get(code) : undefined;
 }

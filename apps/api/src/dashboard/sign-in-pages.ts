@@ -1,28 +1,37 @@
-import { Router, type Request, type Response } from 'express';
-import { accountForSignIn, accountOfLink, createAccount, EmailTakenError, normaliseEmail, setPasswordWithLink } from '../accounts/account-store';
-import { recordAudit } from '../accounts/audit';
+import type { Request, Response, Router } from 'express';
+import { accountForSignIn, accountOfLink, createAccount, EMAIL_MAX_LENGTH, EmailTakenError, normaliseEmail, setPasswordWithLink } from '../accounts/account-store';
+import { recordAudit, type AuditKind } from '../accounts/audit';
 import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/passwords';
 import { endSession, startSession } from '../accounts/sessions';
 import { clientAddress } from '../http/client-address';
+import { strictRouter } from '../http/strict-router';
 import { handle, type DashboardDeps } from './dashboard-deps';
 import { html } from './html';
-import { DASHBOARD, notice, page } from './layout';
+import { DASHBOARD, notice, noticeOf, page } from './layout';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
 
 /** One answer for an unknown email, a wrong password and a disabled account. */
 const SIGN_IN_FAILED = 'The email or password is not right.';
+const EMAIL_TOO_LONG = `An email address has at most ${EMAIL_MAX_LENGTH} characters.`;
+
+/** What the sign-in page can say after a redirect, chosen by `?notice=`. */
+const SIGN_IN_NOTICES = new Map([
+  // the same words whether or not the email had an account: sign-up must not tell
+  ['signed-up', 'Thank you. If that email had no account, it has one now with the password you chose: sign in with them. If it had one, nothing about it changed.'],
+  ['signed-out-everywhere', 'You are signed out everywhere: every session of your account has ended.'],
+]);
 
 const field = (req: Request, name: string) => {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
 };
 
-function signInPage(signupOpen: boolean, message?: string, email = ''): string {
+function signInPage(signupOpen: boolean, message?: string, email = '', kind: 'error' | 'info' = 'error'): string {
   return page({
     title: 'Sign in',
-    body: html`${notice(message)}
+    body: html`${notice(message, kind)}
       <form class="stack" method="post" action="${DASHBOARD}/sign-in">
-        <label>Email <input type="email" name="email" autocomplete="username" required value="${email}"></label>
+        <label>Email <input type="email" name="email" autocomplete="username" maxlength="${EMAIL_MAX_LENGTH}" required value="${email}"></label>
         <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
         <button type="submit">Sign in</button>
       </form>
@@ -36,7 +45,7 @@ function setPasswordPage(token: string, message?: string): string {
     body: html`${notice(message)}
       <form class="stack" method="post" action="${DASHBOARD}/set-password/${token}">
         <label>Password <input type="password" name="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required></label>
-        <p>At least ${PASSWORD_MIN_LENGTH} characters. A long phrase is easiest to remember.</p>
+        <p>At least ${PASSWORD_MIN_LENGTH} characters, and not a common one. A few unrelated words are easiest to remember.</p>
         <button type="submit">Set password</button>
       </form>`,
   });
@@ -50,13 +59,20 @@ const LINK_GONE = page({
 
 /** Sign-in, sign-out, the one-time set-password link, and sign-up when the operator opened it. */
 export function signInPages(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const secure = deps.publicUrl.startsWith('https://');
 
-  const signInAs = async (res: Response, accountId: string) => {
-    const token = await startSession(deps.database, accountId, deps.clock.now());
+  const signInAs = async (req: Request, res: Response, accountId: string) => {
+    const token = await startSession(deps.database, accountId, deps.clock.now(), { userAgent: req.get('user-agent'), ip: clientAddress(req) });
     setSessionCookie(res, token, secure);
     res.redirect(303, `${DASHBOARD}/keys`);
+  };
+
+  /** An audit entry written after the answer was sent, so that writing it takes no time the answer shows. */
+  const auditLater = (entry: { accountId: string; at: Date; kind: AuditKind; ip: string }) => {
+    recordAudit(deps.database.db, entry).catch((error: unknown) => {
+      deps.logger.error({ err: error, accountId: entry.accountId, kind: entry.kind }, 'could not record an audit entry');
+    });
   };
 
   /**
@@ -78,14 +94,21 @@ export function signInPages(deps: DashboardDeps): Router {
     return false;
   };
 
-  router.get('/sign-in', (_req, res) => {
-    res.send(signInPage(deps.signupOpen));
+  router.get('/sign-in', (req, res) => {
+    const shown = noticeOf(SIGN_IN_NOTICES, req.query.notice);
+    res.send(signInPage(deps.signupOpen, shown, '', 'info'));
   });
 
   router.post(
     '/sign-in',
     handle(async (req, res) => {
-      const email = normaliseEmail(field(req, 'email')) ?? field(req, 'email').trim().toLowerCase();
+      const typed = field(req, 'email').trim();
+      // Refused before any counter is touched: the store never holds more than a hash of what was typed.
+      if (typed.length > EMAIL_MAX_LENGTH) {
+        res.status(400).send(signInPage(deps.signupOpen, EMAIL_TOO_LONG));
+        return;
+      }
+      const email = normaliseEmail(typed) ?? typed.toLowerCase();
       const password = field(req, 'password');
       const address = clientAddress(req);
       let gate;
@@ -100,7 +123,7 @@ export function signInPages(deps: DashboardDeps): Router {
       }
       if (!gate.allowed) {
         res.status(429).setHeader('Retry-After', String(gate.retryAfterSeconds));
-        res.send(signInPage(deps.signupOpen, `Too many failed attempts. Try again in ${Math.ceil(gate.retryAfterSeconds / 60)} minutes.`, email));
+        res.send(signInPage(deps.signupOpen, `Too many failed attempts from your address. Try again in ${Math.ceil(gate.retryAfterSeconds / 60)} minutes.`, email));
         return;
       }
       const account = await accountForSignIn(deps.database, email);
@@ -111,16 +134,12 @@ export function signInPages(deps: DashboardDeps): Router {
         // Answered before the audit entry is written, which only a known account gets: an
         // unknown email and a wrong password take the same time until the answer.
         res.status(401).send(signInPage(deps.signupOpen, SIGN_IN_FAILED, email));
-        if (account !== undefined) {
-          recordAudit(deps.database.db, { accountId: account.id, at, kind: 'sign_in_failed', ip: address }).catch((error: unknown) => {
-            deps.logger.error({ err: error, accountId: account.id }, 'could not record a failed sign-in in the audit log');
-          });
-        }
+        if (account !== undefined) auditLater({ accountId: account.id, at, kind: 'sign_in_failed', ip: address });
         return;
       }
       await deps.signInLimiter.succeeded(email, address).catch(() => undefined);
       await recordAudit(deps.database.db, { accountId: account.id, at, kind: 'sign_in', ip: address });
-      await signInAs(res, account.id);
+      await signInAs(req, res, account.id);
     }),
   );
 
@@ -143,7 +162,6 @@ export function signInPages(deps: DashboardDeps): Router {
         res.status(410).send(LINK_GONE);
         return;
       }
-      res.setHeader('Cache-Control', 'no-store');
       res.send(setPasswordPage(token, undefined));
     }),
   );
@@ -152,16 +170,16 @@ export function signInPages(deps: DashboardDeps): Router {
     '/set-password/:token',
     handle(async (req, res) => {
       const token = req.params.token ?? '';
-      res.setHeader('Cache-Control', 'no-store');
       if (!(await newPasswordAllowed(req, res, (message) => setPasswordPage(token, message)))) return;
       const at = deps.clock.now();
       // The link is checked before the costly hash: a made-up token costs one indexed read.
-      if ((await accountOfLink(deps.database, token, at)) === undefined) {
+      const account = await accountOfLink(deps.database, token, at);
+      if (account === undefined) {
         res.status(410).send(LINK_GONE);
         return;
       }
       const password = field(req, 'password');
-      const problem = passwordProblem(password);
+      const problem = await passwordProblem(password, [account.email]);
       if (problem !== undefined) {
         res.status(400).send(setPasswordPage(token, problem));
         return;
@@ -173,7 +191,7 @@ export function signInPages(deps: DashboardDeps): Router {
         return;
       }
       await recordAudit(deps.database.db, { accountId, at, kind: 'password_changed', ip: clientAddress(req) });
-      await signInAs(res, accountId);
+      await signInAs(req, res, accountId);
     }),
   );
 
@@ -183,38 +201,57 @@ export function signInPages(deps: DashboardDeps): Router {
         title: 'Create an account',
         body: html`${notice(message)}
           <form class="stack" method="post" action="${DASHBOARD}/sign-up">
-            <label>Email <input type="email" name="email" autocomplete="username" required value="${email}"></label>
+            <label>Email <input type="email" name="email" autocomplete="username" maxlength="${EMAIL_MAX_LENGTH}" required value="${email}"></label>
             <label>Password <input type="password" name="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required></label>
+            <p>At least ${PASSWORD_MIN_LENGTH} characters, and not a common one. A few unrelated words are easiest to remember.</p>
             <button type="submit">Create account</button>
           </form>`,
       });
     router.get('/sign-up', (_req, res) => {
       res.send(signUpPage());
     });
+    /**
+     * One answer whether or not the email has an account (a redirect to sign in, with the same
+     * words), after the same work: the password is hashed and the insert tried either way, and
+     * the audit entry, which differs, is written after the answer.
+     */
     router.post(
       '/sign-up',
       handle(async (req, res) => {
-        if (!(await newPasswordAllowed(req, res, (message) => signUpPage(message, field(req, 'email'))))) return;
-        const email = normaliseEmail(field(req, 'email'));
-        const password = field(req, 'password');
-        if (email === undefined) {
-          res.status(400).send(signUpPage('Enter an email address like name@example.com.', field(req, 'email')));
+        const typed = field(req, 'email');
+        if (typed.trim().length > EMAIL_MAX_LENGTH) {
+          res.status(400).send(signUpPage(EMAIL_TOO_LONG));
           return;
         }
-        const problem = passwordProblem(password);
+        if (!(await newPasswordAllowed(req, res, (message) => signUpPage(message, typed)))) return;
+        const email = normaliseEmail(typed);
+        const password = field(req, 'password');
+        if (email === undefined) {
+          res.status(400).send(signUpPage('Enter an email address like name@example.com.', typed));
+          return;
+        }
+        const problem = await passwordProblem(password, [email]);
         if (problem !== undefined) {
           res.status(400).send(signUpPage(problem, email));
           return;
         }
         const at = deps.clock.now();
+        const ip = clientAddress(req);
+        const passwordHash = await deps.passwords.hash(password);
+        let created: string | undefined;
         try {
-          const account = await createAccount(deps.database, { email, planId: 'free', at, passwordHash: await deps.passwords.hash(password) });
-          await recordAudit(deps.database.db, { accountId: account.id, at, kind: 'password_changed', ip: clientAddress(req) });
-          await signInAs(res, account.id);
+          created = (await createAccount(deps.database, { email, planId: 'free', at, passwordHash })).id;
         } catch (error) {
           if (!(error instanceof EmailTakenError)) throw error;
-          res.status(409).send(signUpPage('That email has an account already. Sign in instead.', email));
         }
+        res.redirect(303, `${DASHBOARD}/sign-in?notice=signed-up`);
+        if (created !== undefined) {
+          auditLater({ accountId: created, at, kind: 'password_changed', ip });
+          return;
+        }
+        // The owner's audit log tells them someone tried their email (looked up after the answer).
+        const existing = await accountForSignIn(deps.database, email).catch(() => undefined);
+        if (existing !== undefined) auditLater({ accountId: existing.id, at, kind: 'sign_up_existing', ip });
       }),
     );
   }

@@ -1,7 +1,7 @@
 import { KEY_LIKE_PARAMS } from '@domain-index/contract';
-import type { NextFunction, Request } from 'express';
+import type { NextFunction } from 'express';
 import { ApiError } from './api-error';
-import { clientAddress } from './client-address';
+import { hasKeyLikeValue } from './keys-in-url';
 
 const KEY_LIKE = new Set<string>(KEY_LIKE_PARAMS);
 
@@ -10,27 +10,34 @@ export function isKeyLikeParam(name: string): boolean {
   return KEY_LIKE.has(name.toLowerCase());
 }
 
-/** The first query parameter whose name looks like an API key, if any. */
-function keyLikeParam(query: object): string | undefined {
-  return Object.keys(query).find(isKeyLikeParam);
+/** What an answer calls a parameter whose name is itself a key: the name is never echoed. */
+const REDACTED_NAME = '[redacted]';
+
+/** The first query parameter named like a key, or holding a value that starts like one, if any. */
+function keyLikeParam(query: Readonly<Record<string, unknown>>): string | undefined {
+  for (const [name, value] of Object.entries(query)) {
+    if (hasKeyLikeValue(name)) return REDACTED_NAME;
+    if (isKeyLikeParam(name)) return name;
+    for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) {
+      if (typeof one === 'string' && hasKeyLikeValue(one)) return name;
+    }
+  }
+  return undefined;
 }
 
 /**
- * The first check of every request: a key must never travel in a URL. A key-like parameter
- * rejects the request (400 `api_key_in_query`) before anything else runs.
+ * The first check of every API request: a key must never travel in a URL. A key-like parameter
+ * (named `api_key`, `token`, ..., or with a `dix_live_`/`dix_test_` value, whatever its name)
+ * rejects the request (400 `api_key_in_query`) before anything else runs. A valid key in it has
+ * been revoked already, before routing (revoke-keys-in-url.ts).
  */
-export function rejectKeyInQuery(
-  onLeak?: (param: string, value: unknown, address: string) => Promise<void>,
-): (req: { query: object } & Pick<Request, 'ip' | 'socket'>, res: unknown, next: NextFunction) => void {
+export function rejectKeyInQuery(): (req: { query: object }, res: unknown, next: NextFunction) => void {
   return (req, _res, next) => {
-    const param = keyLikeParam(req.query);
+    const param = keyLikeParam(req.query as Record<string, unknown>);
     if (param === undefined) {
       next();
       return;
     }
-    const reject = () =>
-      next(new ApiError('api_key_in_query', `${param} must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked`, param));
-    if (onLeak === undefined) reject();
-    else onLeak(param, (req.query as Record<string, unknown>)[param], clientAddress(req)).then(reject, reject);
+    next(new ApiError('api_key_in_query', `${param} must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked`, param));
   };
 }

@@ -1,33 +1,83 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logger';
+import { clientAddress } from './client-address';
+import { hasKeyLikeValue } from './keys-in-url';
 import { isKeyLikeParam } from './reject-key-in-query';
 
-/** A dashboard path that carries a one-time link's secret token. */
-const LINK_PATH = /^(\/dashboard\/set-password\/)[^/?#]+/;
+const REDACTED = '[redacted]';
+/** A path segment that looks like a secret token (a set-password link's is 43 characters). */
+const TOKEN_LIKE = /^[A-Za-z0-9_-]{40,}$/;
+/** The segment of a one-time link's path after which its token comes. */
+const LINK_SEGMENT = 'set-password';
+
+/** A percent-decoded segment, or the segment as it is when it is not valid percent-encoding. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 /**
- * The URL with every secret in it replaced: the value of any key-like parameter (a key in a URL
- * must not be logged) and the token of a set-password link.
+ * The path with its secrets replaced, segment by segment, whatever the case, the slashes or the
+ * percent-encoding: what follows a `set-password` segment (a one-time link's token), anything
+ * with an API key in it, and any segment long and random enough to be a token.
+ */
+function redactPath(path: string): string {
+  let afterLink = false;
+  return path
+    .split('/')
+    .map((segment) => {
+      if (segment === '') return segment;
+      const plain = decoded(segment);
+      const secret = afterLink || hasKeyLikeValue(plain) || TOKEN_LIKE.test(plain);
+      afterLink = plain.toLowerCase() === LINK_SEGMENT;
+      return secret ? REDACTED : segment;
+    })
+    .join('/');
+}
+
+/** The query with the value of every key-like parameter, and every value or name holding a key, replaced. */
+function redactQuery(query: string): string {
+  const params = new URLSearchParams(query);
+  let redacted = false;
+  const kept = new URLSearchParams();
+  for (const [name, value] of params) {
+    const nameIsKey = hasKeyLikeValue(name);
+    const secret = nameIsKey || isKeyLikeParam(name) || hasKeyLikeValue(value);
+    redacted ||= secret;
+    kept.append(nameIsKey ? REDACTED : name, secret ? REDACTED : value);
+  }
+  return redacted ? kept.toString() : query;
+}
+
+/**
+ * The path and query a request was routed by, with every secret in them replaced. A request in
+ * absolute form (`GET http://host/path`) is routed by its path, so it is logged by its path: the
+ * scheme and host are left out, and the path is redacted like any other.
  */
 export function redactUrl(original: string): string {
-  const url = original.startsWith('/dashboard/set-password/') ? original.replace(LINK_PATH, '$1[redacted]') : original;
-  const queryStart = url.indexOf('?');
-  if (queryStart < 0) return url;
-  const params = new URLSearchParams(url.slice(queryStart + 1));
-  let redacted = false;
-  for (const name of new Set(params.keys())) {
-    if (isKeyLikeParam(name)) {
-      params.set(name, '[redacted]');
-      redacted = true;
+  let target = original;
+  if (!target.startsWith('/')) {
+    try {
+      const absolute = new URL(target);
+      target = `${absolute.pathname}${absolute.search}`;
+    } catch {
+      // `*` of OPTIONS, or not a URL: redacted as it is
     }
   }
-  return redacted ? `${url.slice(0, queryStart)}?${params.toString()}` : url;
+  const queryStart = target.indexOf('?');
+  if (queryStart < 0) return redactPath(target);
+  return `${redactPath(target.slice(0, queryStart))}?${redactQuery(target.slice(queryStart + 1))}`;
 }
 
 /**
  * One access-log line per request, when its response is done: `info` below 500, `error` from
- * 500, "request aborted" when the client left first. No headers, so no Authorization value,
- * and a redacted URL.
+ * 500, "request aborted" when the client left first. With the client address (as TRUST_PROXY
+ * lets Express see it), the id of the API key that authenticated (never the key), and the
+ * process id (with WORKERS, which worker answered). No headers, so no Authorization value, and
+ * a redacted URL.
  *
  * Written here rather than with pino-http: pino-http builds two child loggers per request,
  * serialising the request into their bindings, whether or not the line is ever written; under
@@ -41,10 +91,13 @@ export function requestLog(logger: Logger): RequestHandler {
     res.once('close', () => {
       const level = res.statusCode >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
+      const caller = res.locals.caller as { keyId?: unknown } | undefined;
       logger[level](
         {
-          req: { id: res.locals.requestId as string, method: req.method, url: redactUrl(req.originalUrl) },
+          req: { id: res.locals.requestId as string, method: req.method, url: redactUrl(req.originalUrl), remoteAddress: clientAddress(req) },
           res: { statusCode: res.statusCode },
+          ...(typeof caller?.keyId === 'string' ? { keyId: caller.keyId } : {}),
+          pid: process.pid,
           responseTime: Math.round(performance.now() - started),
         },
         res.writableFinished ? 'request completed' : 'request aborted',

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { strictRouter } from '../http/strict-router';
 import type { Readiness } from './readiness';
 
 /**
@@ -7,7 +8,7 @@ import type { Readiness } from './readiness';
  * database: a process that answers is alive. Bodies are one short line.
  */
 export function probesRouter(readiness: Readiness): Router {
-  const router = Router();
+  const router = strictRouter();
   const plain = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
   router.get('/livez', (_req, res) => {
     res.set(plain).send('ok\n');

@@ -1,15 +1,30 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { ApiMetrics } from './api-metrics';
 import { UNMATCHED_ROUTE } from './api-metrics';
 
 /**
- * The `route` label: the pattern of the route that answered (for the API, the contract's path,
- * `/api/v1/domains/:domain`), never the raw URL, so the number of series cannot grow with the
- * paths people send. Anything no route took shares one value.
+ * Marks the requests that reach a router mounted at `base` (a literal of our code), for the
+ * route label: Express's `req.baseUrl` is the part of the request's own path that matched the
+ * mount, not the mount's pattern, so it cannot be the label.
  */
-function routeLabel(req: Request): string {
+export function routesUnder(base: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.routeBase = base;
+    next();
+  };
+}
+
+/**
+ * The `route` label: the pattern of the route that answered (for the API, the contract's path,
+ * `/api/v1/domains/:domain`; in the dashboard, `/dashboard` and the route's own pattern), built
+ * from our code's literals only, never from the URL, so the number of series cannot grow with
+ * the paths people send. Anything no route took shares one value.
+ */
+function routeLabel(req: Request, res: Response): string {
   const path: unknown = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${req.baseUrl}${path}` : UNMATCHED_ROUTE;
+  if (typeof path !== 'string') return UNMATCHED_ROUTE;
+  const base: unknown = res.locals.routeBase;
+  return typeof base === 'string' ? `${base}${path}` : path;
 }
 
 /**
@@ -21,7 +36,7 @@ export function measureRequests(metrics: ApiMetrics): RequestHandler {
     const started = performance.now();
     res.once('finish', () => {
       metrics.requestDuration.observe(
-        { method: req.method, route: routeLabel(req), status: String(res.statusCode) },
+        { method: req.method, route: routeLabel(req, res), status: String(res.statusCode) },
         (performance.now() - started) / 1000,
       );
       const code: unknown = res.locals.errorCode;

@@ -12,11 +12,13 @@ export class DashboardClient {
   constructor(
     private baseUrl: string,
     readonly address?: string,
+    /** The Origin its forms carry: the page's, which is PUBLIC_URL behind a proxy, else `baseUrl`. */
+    private readonly origin = baseUrl,
   ) {}
 
-  /** Continues the same browser session against another instance (same cookies). */
+  /** Continues the same browser session against another instance (same cookies, the same origin). */
   on(baseUrl: string): DashboardClient {
-    const other = new DashboardClient(baseUrl, this.address);
+    const other = new DashboardClient(baseUrl, this.address, this.origin === this.baseUrl ? baseUrl : this.origin);
     other.cookies = this.cookies;
     return other;
   }
@@ -55,7 +57,7 @@ export class DashboardClient {
     const all: Record<string, string | undefined> = {
       'content-type': 'application/x-www-form-urlencoded',
       ...this.base(),
-      origin: this.baseUrl,
+      origin: this.origin,
       'sec-fetch-site': 'same-origin',
       ...headers,
     };

@@ -4,6 +4,7 @@ import { plans } from '@domain-index/db';
 import { createTestDatabase, type TestDatabase, type TestEngine } from '@domain-index/db/testing';
 import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
 import { createApp, type AppDeps } from '../../src/app';
+import { createHttpServer } from '../../src/http/http-server';
 import { systemClock, type Clock } from '../../src/clock';
 import { createKey } from '../../src/auth/key-store';
 import { createLogger } from '../../src/logger';
@@ -46,7 +47,10 @@ export interface StartOptions {
   dashboard?: {
     signupOpen?: boolean;
     signInLimiter?: SignInLimiter;
-    /** PUBLIC_URL: https makes the session cookie Secure and `__Host-`; http://127.0.0.1 by default. */
+    /**
+     * PUBLIC_URL: https makes the session cookie Secure and `__Host-`, and the forms are accepted
+     * from its origin only. By default the server's own address, as a laptop's `serve` has it.
+     */
     publicUrl?: string;
     /** In place of Argon2id, e.g. to count how often passwords are hashed and verified. */
     passwords?: PasswordHasher;
@@ -78,6 +82,16 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
   const metrics = new ApiMetrics(new Registry());
   const usage = options.dashboard === undefined ? undefined : new UsageRecorder(test.database, logger, 50, metrics);
   const signInLimiter = options.dashboard?.signInLimiter ?? SignInLimiter.inMemory();
+  // Listening first, so that the default PUBLIC_URL can be the address it listens on; the
+  // server is made as `serve` makes it, with its timeouts.
+  const server = createHttpServer();
+  // PGlite runs in this process and can hold the event loop past fetch's 4 s keep-alive timer;
+  // the server's 5 s timer could then close a socket fetch is just reusing (ECONNRESET). Idle
+  // sockets stay open until close(), which ends them.
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
   const app = createApp({
     database: test.database,
     logger,
@@ -95,21 +109,14 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
       options.dashboard === undefined
         ? undefined
         : {
-            publicUrl: options.dashboard.publicUrl ?? 'http://127.0.0.1',
+            publicUrl: options.dashboard.publicUrl ?? baseUrl,
             signupOpen: options.dashboard.signupOpen ?? false,
             signInLimiter,
             ...(options.dashboard.passwords === undefined ? {} : { passwords: options.dashboard.passwords }),
           },
     ...options.overrides,
   });
-  const server = app.listen(0, '127.0.0.1');
-  // PGlite runs in this process and can hold the event loop past fetch's 4 s keep-alive timer;
-  // the server's 5 s timer could then close a socket fetch is just reusing (ECONNRESET). Idle
-  // sockets stay open until close(), which ends them.
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  server.on('request', app);
   const errorBodies: string[] = [];
   const raw = async (path: string, init?: RequestInit) => {
     const response = await fetch(`${baseUrl}${path}`, init);

@@ -16,6 +16,10 @@ export const sessions = pgTable(
     lastSeenAt: instant('last_seen_at').notNull(),
     /** The absolute expiry, however active the session. */
     expiresAt: instant('expires_at').notNull(),
+    /** The browser's User-Agent at sign-in (cut to 512 characters), for the sessions page. */
+    userAgent: text('user_agent'),
+    /** The client address at sign-in. */
+    ip: text('ip'),
   },
   (t) => [index('sessions_account_id_idx').on(t.accountId)],
 );
