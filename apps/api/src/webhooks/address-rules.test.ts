@@ -112,12 +112,16 @@ describe('IPv6 addresses the rules refuse', () => {
     expect(judgeAddress(address)).toEqual({ refused: true, category, range });
   });
 
-  it.each(['2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888', '2001:200::1', '3fff:1000::1', '2003::1'])(
-    'lets through the public IPv6 address %s',
-    (address) => {
-      expect(judgeAddress(address)).toEqual({ refused: false });
-    },
-  );
+  it.each([
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '2001:4860:4860::8888',
+    '2001:200::1',
+    '3fff:1000::1',
+    '2003::1',
+  ])('lets through the public IPv6 address %s', (address) => {
+    expect(judgeAddress(address)).toEqual({ refused: false });
+  });
 });
 
 describe('IPv6 forms that embed an IPv4 address, judged by that address', () => {
@@ -158,7 +162,12 @@ describe('IPv6 forms that embed an IPv4 address, judged by that address', () => 
   });
 
   it('refuses the compatible and translated forms even of a public address: no real host has one', () => {
-    expect(judgeAddress('::8.8.8.8')).toEqual({ refused: true, category: 'reserved', range: '::/96', embedded: 'ipv4-compatible' });
+    expect(judgeAddress('::8.8.8.8')).toEqual({
+      refused: true,
+      category: 'reserved',
+      range: '::/96',
+      embedded: 'ipv4-compatible',
+    });
     expect(judgeAddress('::ffff:0:8.8.8.8')).toEqual({
       refused: true,
       category: 'reserved',
@@ -176,12 +185,24 @@ describe('every IPv4 address, in each IPv6 form', () => {
       fc.property(fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)), ([a, b, c, d]) => {
         const ipv4 = judgeAddress(`${a}.${b}.${c}.${d}`);
         const low = `${hex(a, b)}:${hex(c, d)}`;
-        for (const [form, embedded] of [[`::ffff:${low}`, 'ipv4-mapped'], [`64:ff9b::${low}`, 'nat64']] as const) {
-          expect(judgeAddress(form)).toEqual(ipv4.refused ? { ...ipv4, embedded } : { refused: false });
+        for (const [form, embedded] of [
+          [`::ffff:${low}`, 'ipv4-mapped'],
+          [`64:ff9b::${low}`, 'nat64'],
+        ] as const) {
+          expect(judgeAddress(form)).toEqual(
+            ipv4.refused ? { ...ipv4, embedded } : { refused: false },
+          );
         }
         // :: and ::1 are themselves, whatever 0.0.0.0 and 0.0.0.1 are
-        if (a + b + c > 0 || d > 1) expect(judgeAddress(`::${low}`)).toMatchObject({ refused: true, embedded: 'ipv4-compatible' });
-        expect(judgeAddress(`::ffff:0:${low}`)).toMatchObject({ refused: true, embedded: 'ipv4-translated' });
+        if (a + b + c > 0 || d > 1)
+          expect(judgeAddress(`::${low}`)).toMatchObject({
+            refused: true,
+            embedded: 'ipv4-compatible',
+          });
+        expect(judgeAddress(`::ffff:0:${low}`)).toMatchObject({
+          refused: true,
+          embedded: 'ipv4-translated',
+        });
       }),
       { numRuns: 2000 },
     );
@@ -190,12 +211,23 @@ describe('every IPv4 address, in each IPv6 form', () => {
 
 describe('text that is not an IP address', () => {
   // A URL parser turns these into 127.0.0.1 first; DNS never answers with them. Refused if they get here.
-  it.each(['localhost', '0x7f.1', '2130706433', '127.1', '0177.0.0.1', '', '1.2.3.4.5', '::ffff:999.0.0.1', '[127.0.0.1]'])(
-    '%j is refused as not an IP address',
-    (text) => {
-      expect(judgeAddress(text)).toEqual({ refused: true, category: 'reserved', range: 'not an IP address' });
-    },
-  );
+  it.each([
+    'localhost',
+    '0x7f.1',
+    '2130706433',
+    '127.1',
+    '0177.0.0.1',
+    '',
+    '1.2.3.4.5',
+    '::ffff:999.0.0.1',
+    '[127.0.0.1]',
+  ])('%j is refused as not an IP address', (text) => {
+    expect(judgeAddress(text)).toEqual({
+      refused: true,
+      category: 'reserved',
+      range: 'not an IP address',
+    });
+  });
 });
 
 /** The allow-list of `value`, which must parse. */
@@ -214,8 +246,14 @@ describe('WEBHOOK_ALLOWED_HOSTS', () => {
   });
 
   it('reads host names, addresses and CIDRs, with spaces around commas', () => {
-    const list = allowList(' Hooks.Internal. , localhost,127.0.0.0/8, ::1 ,fd00::/8,192.168.1.10,bücher.example');
-    expect([...list.names].sort()).toEqual(['hooks.internal', 'localhost', 'xn--bcher-kva.example']);
+    const list = allowList(
+      ' Hooks.Internal. , localhost,127.0.0.0/8, ::1 ,fd00::/8,192.168.1.10,bücher.example',
+    );
+    expect([...list.names].sort()).toEqual([
+      'hooks.internal',
+      'localhost',
+      'xn--bcher-kva.example',
+    ]);
     expect(list.ranges.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual([
       '127.0.0.0/8',
       '::1/128',
@@ -225,21 +263,51 @@ describe('WEBHOOK_ALLOWED_HOSTS', () => {
   });
 
   it.each([
-    ['https://hooks.internal', '"https://hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['hooks.internal:8080', '"hooks.internal:8080" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['*.internal', '"*.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['hooks..internal', '"hooks..internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['-hooks.internal', '"-hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
+    [
+      'https://hooks.internal',
+      '"https://hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      'hooks.internal:8080',
+      '"hooks.internal:8080" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      '*.internal',
+      '"*.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      'hooks..internal',
+      '"hooks..internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      '-hooks.internal',
+      '"-hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
     ['10.0.0.0/33', '"10.0.0.0/33" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['::/129', '"::/129" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['10.0.0/8', '"10.0.0/8" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['10.0.0.0/8/9', '"10.0.0.0/8/9" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['10.0.0.0/', '"10.0.0.0/" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
-    ['hooks/8', '"hooks/8" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['10.0.0', '"10.0.0" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['hooks.123', '"hooks.123" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['user@hooks.internal', '"user@hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
-    ['[127.0.0.1]', '"[127.0.0.1]" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)'],
+    [
+      'hooks/8',
+      '"hooks/8" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      '10.0.0',
+      '"10.0.0" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      'hooks.123',
+      '"hooks.123" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      'user@hooks.internal',
+      '"user@hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
+    [
+      '[127.0.0.1]',
+      '"[127.0.0.1]" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
+    ],
   ])('refuses the entry %j, naming it', (entry, reason) => {
     expect(parseAllowedHosts(`localhost,${entry}`)).toEqual({ ok: false, reason });
   });
@@ -287,18 +355,29 @@ describe('the decision for a resolved address of a URL host', () => {
   });
 
   it('permits a public address by the rules', () => {
-    expect(decideDestination(EMPTY_ALLOW_LIST, 'hooks.example.com', '93.184.215.14')).toEqual({ permitted: true, by: 'rules' });
+    expect(decideDestination(EMPTY_ALLOW_LIST, 'hooks.example.com', '93.184.215.14')).toEqual({
+      permitted: true,
+      by: 'rules',
+    });
   });
 
   it('permits a refused address that a listed CIDR holds, and only that', () => {
     const list = allowList('127.0.0.0/8');
-    expect(decideDestination(list, 'receiver.test', '127.0.0.1')).toEqual({ permitted: true, by: 'allow-list' });
-    expect(decideDestination(list, 'receiver.test', '10.0.0.1')).toMatchObject({ permitted: false });
+    expect(decideDestination(list, 'receiver.test', '127.0.0.1')).toEqual({
+      permitted: true,
+      by: 'allow-list',
+    });
+    expect(decideDestination(list, 'receiver.test', '10.0.0.1')).toMatchObject({
+      permitted: false,
+    });
   });
 
   it('permits any address of a listed host name: the operator trusts that name wherever it points', () => {
     const list = allowList('receiver.test');
-    expect(decideDestination(list, 'receiver.test', '10.0.0.1')).toEqual({ permitted: true, by: 'allow-list' });
+    expect(decideDestination(list, 'receiver.test', '10.0.0.1')).toEqual({
+      permitted: true,
+      by: 'allow-list',
+    });
     expect(decideDestination(list, 'other.test', '10.0.0.1')).toMatchObject({ permitted: false });
   });
 });

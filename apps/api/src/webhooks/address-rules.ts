@@ -56,7 +56,10 @@ const IPV4_RULES: readonly Rule[] = [
 ];
 
 /** IPv6 forms that carry an IPv4 address in their last 32 bits, judged by that address. */
-const EMBEDDING_IPV4: readonly (readonly [cidr: string, form: 'ipv4-mapped' | 'ipv4-translated' | 'nat64' | 'ipv4-compatible'])[] = [
+const EMBEDDING_IPV4: readonly (readonly [
+  cidr: string,
+  form: 'ipv4-mapped' | 'ipv4-translated' | 'nat64' | 'ipv4-compatible',
+])[] = [
   ['::ffff:0:0/96', 'ipv4-mapped'],
   ['::ffff:0:0:0/96', 'ipv4-translated'], // RFC 6145
   ['64:ff9b::/96', 'nat64'], // RFC 6052 well-known prefix: a DNS64 resolver's answer for a public IPv4 host
@@ -87,11 +90,16 @@ const IPV6_NAMED: readonly Rule[] = [
   ['64:ff9b:1::/48', 'private'], // RFC 8215 local-use NAT64
 ];
 
-const compile = (rules: readonly Rule[]) => rules.map(([cidr, category]) => ({ cidr, category, range: ipaddr.parseCIDR(cidr) }));
+const compile = (rules: readonly Rule[]) =>
+  rules.map(([cidr, category]) => ({ cidr, category, range: ipaddr.parseCIDR(cidr) }));
 const ipv4Rules = compile(IPV4_RULES);
 const ipv6Rules = compile(IPV6_RULES);
 const ipv6Named = compile(IPV6_NAMED);
-const embeddings = EMBEDDING_IPV4.map(([cidr, form]) => ({ cidr, form, range: ipaddr.parseCIDR(cidr) }));
+const embeddings = EMBEDDING_IPV4.map(([cidr, form]) => ({
+  cidr,
+  form,
+  range: ipaddr.parseCIDR(cidr),
+}));
 const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
 /** Whether `address` lies in `range` (a range of the other IP version never matches). */
@@ -107,7 +115,9 @@ function lastIpv4(address: ipaddr.IPv6): ipaddr.IPv4 {
 
 function judgeIpv4(address: ipaddr.IPv4): AddressVerdict {
   const rule = ipv4Rules.find(({ range }) => inRange(address, range));
-  return rule === undefined ? { refused: false } : { refused: true, category: rule.category, range: rule.cidr };
+  return rule === undefined
+    ? { refused: false }
+    : { refused: true, category: rule.category, range: rule.cidr };
 }
 
 function judgeIpv6(address: ipaddr.IPv6): AddressVerdict {
@@ -119,13 +129,21 @@ function judgeIpv6(address: ipaddr.IPv6): AddressVerdict {
     if (inner.refused) return { ...inner, embedded: embedding.form };
     // Compatible and translated forms are never a real host's address: refused even for a public IPv4.
     if (embedding.form === 'ipv4-compatible' || embedding.form === 'ipv4-translated') {
-      return { refused: true, category: 'reserved', range: embedding.cidr, embedded: embedding.form };
+      return {
+        refused: true,
+        category: 'reserved',
+        range: embedding.cidr,
+        embedded: embedding.form,
+      };
     }
     return { refused: false };
   }
-  if (!inRange(address, GLOBAL_UNICAST)) return { refused: true, category: 'reserved', range: 'outside 2000::/3' };
+  if (!inRange(address, GLOBAL_UNICAST))
+    return { refused: true, category: 'reserved', range: 'outside 2000::/3' };
   const rule = ipv6Rules.find(({ range }) => inRange(address, range));
-  return rule === undefined ? { refused: false } : { refused: true, category: rule.category, range: rule.cidr };
+  return rule === undefined
+    ? { refused: false }
+    : { refused: true, category: rule.category, range: rule.cidr };
 }
 
 /** `text` as an address when it is an IP literal (brackets of a URL's IPv6 host allowed), else undefined. */
@@ -150,8 +168,11 @@ function parseLiteral(text: string): Address | undefined {
  */
 export function judgeAddress(address: string): AddressVerdict {
   const parsed = parseLiteral(address);
-  if (parsed === undefined) return { refused: true, category: 'reserved', range: 'not an IP address' };
-  return parsed.kind() === 'ipv4' ? judgeIpv4(parsed as ipaddr.IPv4) : judgeIpv6(parsed as ipaddr.IPv6);
+  if (parsed === undefined)
+    return { refused: true, category: 'reserved', range: 'not an IP address' };
+  return parsed.kind() === 'ipv4'
+    ? judgeIpv4(parsed as ipaddr.IPv4)
+    : judgeIpv6(parsed as ipaddr.IPv6);
 }
 
 /**
@@ -167,7 +188,8 @@ export interface AllowList {
 /** Allows nothing: every address is judged by the rules. */
 export const EMPTY_ALLOW_LIST: AllowList = { names: new Set(), ranges: [] };
 
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 /** Characters a URL would read as something other than a host name (a scheme, a port, a path, a user). */
 const NOT_IN_A_NAME = /[\s/:@?#[\]*\\%]/;
@@ -182,7 +204,9 @@ function normaliseName(name: string): string {
  * addresses (`127.0.0.1`, `::1`) and CIDRs (`127.0.0.0/8`, `fd00::/8`). Blank or unset allows
  * nothing. A bad entry is an error naming it, never silently skipped.
  */
-export function parseAllowedHosts(value: string | undefined): { ok: true; allowList: AllowList } | { ok: false; reason: string } {
+export function parseAllowedHosts(
+  value: string | undefined,
+): { ok: true; allowList: AllowList } | { ok: false; reason: string } {
   const names = new Set<string>();
   const ranges: [Address, number][] = [];
   for (const raw of (value ?? '').split(',')) {
@@ -192,7 +216,12 @@ export function parseAllowedHosts(value: string | undefined): { ok: true; allowL
     const parsed = parseLiteral(address);
     if (bits !== undefined && (parsed !== undefined || /^[0-9a-f.:]+$/i.test(address))) {
       const max = parsed?.kind() === 'ipv4' ? 32 : 128;
-      if (parsed === undefined || extra !== undefined || !/^\d{1,3}$/.test(bits) || Number(bits) > max) {
+      if (
+        parsed === undefined ||
+        extra !== undefined ||
+        !/^\d{1,3}$/.test(bits) ||
+        Number(bits) > max
+      ) {
         return { ok: false, reason: `"${entry}" is not a CIDR like 127.0.0.0/8 or fd00::/8` };
       }
       ranges.push([parsed, Number(bits)]);
@@ -205,7 +234,10 @@ export function parseAllowedHosts(value: string | undefined): { ok: true; allowL
     const name = NOT_IN_A_NAME.test(entry) ? '' : normaliseName(entry);
     // A last label of digits makes a URL parser read the host as an IPv4 address ("10.0.0" is 10.0.0.0).
     if (!HOST_NAME.test(name) || /(^|\.)(\d+|0x[0-9a-f]*)$/.test(name)) {
-      return { ok: false, reason: `"${entry}" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)` };
+      return {
+        ok: false,
+        reason: `"${entry}" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)`,
+      };
     }
     names.add(name);
   }
@@ -214,7 +246,9 @@ export function parseAllowedHosts(value: string | undefined): { ok: true; allowL
 
 /** Whether the operator listed this URL host: its name, or the address it is, within a listed range. */
 export function isHostAllowListed(allowList: AllowList, host: string): boolean {
-  return parseLiteral(host) === undefined ? allowList.names.has(normaliseName(host)) : isAddressAllowListed(allowList, host);
+  return parseLiteral(host) === undefined
+    ? allowList.names.has(normaliseName(host))
+    : isAddressAllowListed(allowList, host);
 }
 
 /** Whether `address` lies in a listed address or CIDR (an IPv4-mapped IPv6 address counts as its IPv4). */
@@ -222,7 +256,8 @@ export function isAddressAllowListed(allowList: AllowList, address: string): boo
   const parsed = parseLiteral(address);
   if (parsed === undefined) return false;
   const forms: Address[] = [parsed];
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) forms.push((parsed as ipaddr.IPv6).toIPv4Address());
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    forms.push((parsed as ipaddr.IPv6).toIPv4Address());
   return allowList.ranges.some((range) => forms.some((form) => inRange(form, range)));
 }
 
@@ -240,8 +275,13 @@ export type DestinationDecision =
  * The decision for one resolved address of a URL's host: permitted when the host name or the
  * address is on the allow-list, else when the rules do not refuse the address.
  */
-export function decideDestination(allowList: AllowList, host: string, address: string): DestinationDecision {
-  if (isHostAllowListed(allowList, host) || isAddressAllowListed(allowList, address)) return { permitted: true, by: 'allow-list' };
+export function decideDestination(
+  allowList: AllowList,
+  host: string,
+  address: string,
+): DestinationDecision {
+  if (isHostAllowListed(allowList, host) || isAddressAllowListed(allowList, address))
+    return { permitted: true, by: 'allow-list' };
   const verdict = judgeAddress(address);
   return verdict.refused ? { permitted: false, verdict } : { permitted: true, by: 'rules' };
 }

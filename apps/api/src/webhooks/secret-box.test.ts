@@ -85,7 +85,9 @@ describe('a sealed webhook secret', () => {
   });
 
   it('refuses a service secret shorter than 32 bytes', () => {
-    expect(() => new SecretBox(randomBytes(16))).toThrow('the service secret of the webhook key must be at least 32 bytes');
+    expect(() => new SecretBox(randomBytes(16))).toThrow(
+      'the service secret of the webhook key must be at least 32 bytes',
+    );
   });
 
   it('shows nothing of its key when logged, printed or serialised', () => {
@@ -102,9 +104,15 @@ describe('a sealed webhook secret', () => {
       }),
     );
     logger.info({ box: logged }, 'box');
-    const texts = [JSON.stringify({ logged }), inspect(logged, { showHidden: true, depth: 10 }), String(logged), ...lines];
+    const texts = [
+      JSON.stringify({ logged }),
+      inspect(logged, { showHidden: true, depth: 10 }),
+      String(logged),
+      ...lines,
+    ];
     for (const text of texts) {
-      for (const encoding of ['hex', 'base64', 'base64url'] as const) expect(text).not.toContain(serviceSecret.toString(encoding));
+      for (const encoding of ['hex', 'base64', 'base64url'] as const)
+        expect(text).not.toContain(serviceSecret.toString(encoding));
     }
     expect(JSON.stringify({ logged })).toBe('{"logged":"[SecretBox]"}');
   });
@@ -119,25 +127,34 @@ describe.each(testEngines())('the webhook secret key on $engine', ({ engine, ski
     if (!skip) await test.dispose();
   });
 
-  it.skipIf(skip)('is created once and shared: what one instance seals, another opens', async () => {
-    const [first, second, third] = await Promise.all([
-      loadWebhookSecretKey(test.database),
-      loadWebhookSecretKey(test.database),
-      loadWebhookSecretKey(test.database),
-    ]);
-    const sealed = first.seal(secret, 'alr_1');
-    expect(second.open(sealed, 'alr_1')).toBe(secret);
-    expect(third.open(sealed, 'alr_1')).toBe(secret);
-    const later = await loadWebhookSecretKey(test.database);
-    expect(later.open(sealed, 'alr_1')).toBe(secret);
-    const rows = await test.database.db.select().from(serviceSecrets).where(eq(serviceSecrets.name, 'webhook-secret-key'));
-    expect(rows).toHaveLength(1);
-    expect(Buffer.from(rows[0]!.value, 'base64url')).toHaveLength(32);
-  });
+  it.skipIf(skip)(
+    'is created once and shared: what one instance seals, another opens',
+    async () => {
+      const [first, second, third] = await Promise.all([
+        loadWebhookSecretKey(test.database),
+        loadWebhookSecretKey(test.database),
+        loadWebhookSecretKey(test.database),
+      ]);
+      const sealed = first.seal(secret, 'alr_1');
+      expect(second.open(sealed, 'alr_1')).toBe(secret);
+      expect(third.open(sealed, 'alr_1')).toBe(secret);
+      const later = await loadWebhookSecretKey(test.database);
+      expect(later.open(sealed, 'alr_1')).toBe(secret);
+      const rows = await test.database.db
+        .select()
+        .from(serviceSecrets)
+        .where(eq(serviceSecrets.name, 'webhook-secret-key'));
+      expect(rows).toHaveLength(1);
+      expect(Buffer.from(rows[0]!.value, 'base64url')).toHaveLength(32);
+    },
+  );
 
   it.skipIf(skip)('is not the stored service secret itself but derived from it', async () => {
     const box = await loadWebhookSecretKey(test.database);
-    const [row] = await test.database.db.select().from(serviceSecrets).where(eq(serviceSecrets.name, 'webhook-secret-key'));
+    const [row] = await test.database.db
+      .select()
+      .from(serviceSecrets)
+      .where(eq(serviceSecrets.name, 'webhook-secret-key'));
     const stored = Buffer.from(row!.value, 'base64url');
     // The same derivation from the stored value opens it...
     expect(new SecretBox(stored).open(box.seal(secret))).toBe(secret);
@@ -146,6 +163,8 @@ describe.each(testEngines())('the webhook secret key on $engine', ({ engine, ski
     const decipher = createDecipheriv('aes-256-gcm', stored, bytes.subarray(0, 12));
     decipher.setAAD(Buffer.alloc(0));
     decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    expect(() => Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()])).toThrow();
+    expect(() =>
+      Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]),
+    ).toThrow();
   });
 });

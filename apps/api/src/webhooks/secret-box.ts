@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 import { eq, serviceSecrets, type Database } from '@domain-index/db';
 
 /** The service secret the webhook key is derived from (a row of service_secrets). */
@@ -30,8 +37,11 @@ export class SecretBox {
   readonly #key: KeyObject;
 
   constructor(serviceSecret: Buffer) {
-    if (serviceSecret.length < 32) throw new Error('the service secret of the webhook key must be at least 32 bytes');
-    this.#key = createSecretKey(Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), HKDF_INFO, 32)));
+    if (serviceSecret.length < 32)
+      throw new Error('the service secret of the webhook key must be at least 32 bytes');
+    this.#key = createSecretKey(
+      Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), HKDF_INFO, 32)),
+    );
   }
 
   /**
@@ -49,16 +59,26 @@ export class SecretBox {
   /** The plaintext of a value `seal` made for the same owner; SecretBoxError for anything else. */
   open(sealed: string, owner = ''): string {
     const [version, encoded, extra] = sealed.split('.');
-    if (version !== VERSION || encoded === undefined || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(encoded)) {
+    if (
+      version !== VERSION ||
+      encoded === undefined ||
+      extra !== undefined ||
+      !/^[A-Za-z0-9_-]+$/.test(encoded)
+    ) {
       throw new SecretBoxError();
     }
     const bytes = Buffer.from(encoded, 'base64url');
     if (bytes.length < IV_BYTES + TAG_BYTES) throw new SecretBoxError();
-    const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES), {
+      authTagLength: TAG_BYTES,
+    });
     decipher.setAAD(Buffer.from(owner, 'utf8'));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
       throw new SecretBoxError();
     }
@@ -83,7 +103,10 @@ export async function loadWebhookSecretKey(database: Database): Promise<SecretBo
     .insert(serviceSecrets)
     .values({ name: SERVICE_SECRET_NAME, value: randomBytes(32).toString('base64url') })
     .onConflictDoNothing();
-  const [row] = await database.db.select().from(serviceSecrets).where(eq(serviceSecrets.name, SERVICE_SECRET_NAME));
+  const [row] = await database.db
+    .select()
+    .from(serviceSecrets)
+    .where(eq(serviceSecrets.name, SERVICE_SECRET_NAME));
   if (row === undefined) throw new Error('the webhook secret key could not be created');
   return new SecretBox(Buffer.from(row.value, 'base64url'));
 }

@@ -10,7 +10,10 @@ import {
   signingSecrets,
 } from './signing';
 
-const body = JSON.stringify({ alert_id: 'alr_1', data: [{ id: 'evt_1', type: 'listing.created' }] });
+const body = JSON.stringify({
+  alert_id: 'alr_1',
+  data: [{ id: 'evt_1', type: 'listing.created' }],
+});
 
 /** What a receiver using the reference library does with our request. */
 function verify(secret: string, payload: string, headers: object): unknown {
@@ -36,9 +39,9 @@ describe('webhook signing secrets', () => {
     ['empty', 'whsec_'],
   ])('refuses a malformed secret: %s', (_what, secret) => {
     expect(isWebhookSecret(secret)).toBe(false);
-    expect(() => signWebhook({ id: 'msg_1', timestamp: new Date(), body, secrets: [secret] })).toThrow(
-      'a webhook signing secret is malformed',
-    );
+    expect(() =>
+      signWebhook({ id: 'msg_1', timestamp: new Date(), body, secrets: [secret] }),
+    ).toThrow('a webhook signing secret is malformed');
   });
 
   it('message ids are unique and fit a header', () => {
@@ -68,66 +71,110 @@ describe('signed webhook headers', () => {
     const timestamp = new Date('2026-11-21T07:04:00.750Z');
     const headers = signWebhook({ id: 'msg_abc', timestamp, body, secrets: [secret] });
     const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-    const expected = createHmac('sha256', key).update(`msg_abc.${Math.floor(timestamp.getTime() / 1000)}.${body}`).digest('base64');
+    const expected = createHmac('sha256', key)
+      .update(`msg_abc.${Math.floor(timestamp.getTime() / 1000)}.${body}`)
+      .digest('base64');
     expect(headers['webhook-timestamp']).toBe('1795244640');
     expect(headers['webhook-signature']).toBe(`v1,${expected}`);
   });
 
   it('verify with the standardwebhooks package, which returns the parsed body', () => {
     const secret = generateWebhookSecret();
-    const headers = signWebhook({ id: generateWebhookId(), timestamp: new Date(), body, secrets: [secret] });
+    const headers = signWebhook({
+      id: generateWebhookId(),
+      timestamp: new Date(),
+      body,
+      secrets: [secret],
+    });
     expect(verify(secret, body, headers)).toEqual(JSON.parse(body));
   });
 
   it('verify for a body with non-ASCII text, signed as its UTF-8 bytes', () => {
     const secret = generateWebhookSecret();
     const unicode = JSON.stringify({ name: 'café-€.ai', note: '名前' });
-    const headers = signWebhook({ id: 'msg_u', timestamp: new Date(), body: unicode, secrets: [secret] });
-    expect(verify(secret, Buffer.from(unicode, 'utf8').toString(), headers)).toEqual(JSON.parse(unicode));
+    const headers = signWebhook({
+      id: 'msg_u',
+      timestamp: new Date(),
+      body: unicode,
+      secrets: [secret],
+    });
+    expect(verify(secret, Buffer.from(unicode, 'utf8').toString(), headers)).toEqual(
+      JSON.parse(unicode),
+    );
   });
 
   it('fail verification when the body was tampered with', () => {
     const secret = generateWebhookSecret();
     const headers = signWebhook({ id: 'msg_t', timestamp: new Date(), body, secrets: [secret] });
     const tampered = body.replace('evt_1', 'evt_2');
-    expect(() => verify(secret, tampered, headers)).toThrow(new WebhookVerificationError('No matching signature found'));
+    expect(() => verify(secret, tampered, headers)).toThrow(
+      new WebhookVerificationError('No matching signature found'),
+    );
   });
 
   it('fail verification when the id or the timestamp header was changed', () => {
     const secret = generateWebhookSecret();
     const now = new Date();
     const headers = signWebhook({ id: 'msg_t', timestamp: now, body, secrets: [secret] });
-    expect(() => verify(secret, body, { ...headers, 'webhook-id': 'msg_u' })).toThrow('No matching signature found');
+    expect(() => verify(secret, body, { ...headers, 'webhook-id': 'msg_u' })).toThrow(
+      'No matching signature found',
+    );
     const oneSecondLater = String(Number(headers['webhook-timestamp']) + 1);
-    expect(() => verify(secret, body, { ...headers, 'webhook-timestamp': oneSecondLater })).toThrow('No matching signature found');
+    expect(() => verify(secret, body, { ...headers, 'webhook-timestamp': oneSecondLater })).toThrow(
+      'No matching signature found',
+    );
   });
 
   it('fail verification when signed 10 minutes ago (replay window is 5 minutes)', () => {
     const secret = generateWebhookSecret();
-    const headers = signWebhook({ id: 'msg_old', timestamp: new Date(Date.now() - 10 * 60_000), body, secrets: [secret] });
-    expect(() => verify(secret, body, headers)).toThrow(new WebhookVerificationError('Message timestamp too old'));
+    const headers = signWebhook({
+      id: 'msg_old',
+      timestamp: new Date(Date.now() - 10 * 60_000),
+      body,
+      secrets: [secret],
+    });
+    expect(() => verify(secret, body, headers)).toThrow(
+      new WebhookVerificationError('Message timestamp too old'),
+    );
   });
 
   it('fail verification with a wrong secret', () => {
-    const headers = signWebhook({ id: 'msg_w', timestamp: new Date(), body, secrets: [generateWebhookSecret()] });
-    expect(() => verify(generateWebhookSecret(), body, headers)).toThrow('No matching signature found');
+    const headers = signWebhook({
+      id: 'msg_w',
+      timestamp: new Date(),
+      body,
+      secrets: [generateWebhookSecret()],
+    });
+    expect(() => verify(generateWebhookSecret(), body, headers)).toThrow(
+      'No matching signature found',
+    );
   });
 
   it('carry one signature per active secret, so both verify during a rotation', () => {
     const previous = generateWebhookSecret();
     const current = generateWebhookSecret();
-    const headers = signWebhook({ id: 'msg_r', timestamp: new Date(), body, secrets: [current, previous] });
+    const headers = signWebhook({
+      id: 'msg_r',
+      timestamp: new Date(),
+      body,
+      secrets: [current, previous],
+    });
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
     expect(verify(previous, body, headers)).toEqual(JSON.parse(body));
     expect(verify(current, body, headers)).toEqual(JSON.parse(body));
-    expect(() => verify(generateWebhookSecret(), body, headers)).toThrow('No matching signature found');
-  });
-
-  it.each(['', 'msg.1', 'msg 1', 'msg\r\nx-injected: 1', 'a'.repeat(129)])('refuse the message id %j', (id) => {
-    expect(() => signWebhook({ id, timestamp: new Date(), body, secrets: [generateWebhookSecret()] })).toThrow(
-      'a webhook id is 1 to 128 letters, digits, "_" or "-"',
+    expect(() => verify(generateWebhookSecret(), body, headers)).toThrow(
+      'No matching signature found',
     );
   });
+
+  it.each(['', 'msg.1', 'msg 1', 'msg\r\nx-injected: 1', 'a'.repeat(129)])(
+    'refuse the message id %j',
+    (id) => {
+      expect(() =>
+        signWebhook({ id, timestamp: new Date(), body, secrets: [generateWebhookSecret()] }),
+      ).toThrow('a webhook id is 1 to 128 letters, digits, "_" or "-"');
+    },
+  );
 
   it('need at least one secret', () => {
     expect(() => signWebhook({ id: 'msg_1', timestamp: new Date(), body, secrets: [] })).toThrow(
@@ -146,7 +193,9 @@ describe('the secrets that sign after a rotation', () => {
     ['when the 24 h overlap ends', ROTATION_OVERLAP_MS, ['new']],
     ['a week later', 7 * ROTATION_OVERLAP_MS, ['new']],
   ])('%s', (_when, elapsed, expected) => {
-    expect(signingSecrets({ current: 'new', previous: { secret: 'old', rotatedAt }, now: at(elapsed) })).toEqual(expected);
+    expect(
+      signingSecrets({ current: 'new', previous: { secret: 'old', rotatedAt }, now: at(elapsed) }),
+    ).toEqual(expected);
   });
 
   it('are the current one alone when there was no rotation', () => {

@@ -56,7 +56,8 @@ export function signWebhook(message: {
   body: string;
   secrets: readonly string[];
 }): WebhookSignatureHeaders {
-  if (!MESSAGE_ID.test(message.id)) throw new Error('a webhook id is 1 to 128 letters, digits, "_" or "-"');
+  if (!MESSAGE_ID.test(message.id))
+    throw new Error('a webhook id is 1 to 128 letters, digits, "_" or "-"');
   if (message.secrets.length === 0) throw new Error('a webhook is signed with at least one secret');
   const signatures = message.secrets.map((secret) => {
     // Checked here so a damaged secret fails loudly instead of signing with whatever it decodes to.
@@ -82,5 +83,7 @@ export function signingSecrets(state: {
 }): string[] {
   const { current, previous, now } = state;
   if (previous === undefined) return [current];
-  return now.getTime() - previous.rotatedAt.getTime() < ROTATION_OVERLAP_MS ? [current, previous.secret] : [current];
+  return now.getTime() - previous.rotatedAt.getTime() < ROTATION_OVERLAP_MS
+    ? [current, previous.secret]
+    : [current];
 }
