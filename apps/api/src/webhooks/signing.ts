@@ -10,12 +10,12 @@ const SECRET_BYTES = 32;
 /** How long the previous secret keeps signing after a rotation, so receivers can switch over. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-/** The three headers that sign a webhook request. */
-export interface WebhookSignatureHeaders {
+/** The three headers that sign a webhook request (a type, not an interface, so it is a header record). */
+export type WebhookSignatureHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /** A new signing secret: `whsec_` and the base64 of 32 random bytes. Shown to its owner once. */
 export function generateWebhookSecret(): string {
