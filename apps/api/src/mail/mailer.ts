@@ -1,0 +1,339 @@
+import { isIP } from 'node:net';
+import { createTransport, type Transporter } from 'nodemailer';
+import type { SMTPSentMessageInfo, SMTPTransportOptions } from 'nodemailer/lib/smtp-transport';
+import addressparser from 'nodemailer/lib/addressparser';
+import type { Logger } from '../logger';
+
+/** The SMTP server mail goes through, as SMTP_URL gives it. */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** smtps: TLS from the first byte; smtp: STARTTLS when the server offers it (required with credentials, see below). */
+  secure: boolean;
+  user: string | undefined;
+  password: string | undefined;
+}
+
+const SMTP_URL_FORM =
+  'must be a URL like smtps://user:password@smtp.example.com or smtp://smtp.example.com:587';
+
+/**
+ * Parses SMTP_URL: `smtp://` (port 587 by default, STARTTLS) or `smtps://` (port 465, implicit
+ * TLS), with an optional percent-encoded `user:password`. The reason of a refusal never repeats
+ * the value, which holds a password.
+ */
+export function parseSmtpUrl(
+  value: string,
+): { ok: true; smtp: SmtpSettings } | { ok: false; reason: string } {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { ok: false, reason: SMTP_URL_FORM };
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    return { ok: false, reason: SMTP_URL_FORM };
+  if (url.hostname === '') return { ok: false, reason: `${SMTP_URL_FORM} (the host is missing)` };
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') {
+    return { ok: false, reason: `${SMTP_URL_FORM} (no path or query)` };
+  }
+  let user: string | undefined;
+  let password: string | undefined;
+  try {
+    user = url.username === '' ? undefined : decodeURIComponent(url.username);
+    password = url.password === '' ? undefined : decodeURIComponent(url.password);
+  } catch {
+    return {
+      ok: false,
+      reason: `${SMTP_URL_FORM} (the user or password is not correctly percent-encoded)`,
+    };
+  }
+  if (password !== undefined && user === undefined)
+    return { ok: false, reason: `${SMTP_URL_FORM} (a password needs a user)` };
+  const secure = url.protocol === 'smtps:';
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return {
+    ok: true,
+    smtp: {
+      host,
+      port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+      secure,
+      user,
+      password,
+    },
+  };
+}
+
+/** Parses SMTP_FROM: one address, with or without a display name (`Domain Index <alerts@example.com>`). */
+export function parseMailFrom(
+  value: string,
+): { ok: true; from: string } | { ok: false; reason: string } {
+  const reason =
+    'must be one email address, like alerts@example.com or "Domain Index <alerts@example.com>"';
+  if (/[\r\n]/.test(value)) return { ok: false, reason };
+  const parsed = addressparser(value.trim());
+  const [only] = parsed;
+  if (parsed.length !== 1 || only?.address === undefined || !isMailAddress(only.address))
+    return { ok: false, reason };
+  return { ok: true, from: value.trim() };
+}
+
+/** A plain address: something@domain, no spaces, no angle brackets. */
+function isMailAddress(address: string): boolean {
+  return /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\]+\.[^\s@<>(),;:"[\]\\]+$/.test(address);
+}
+
+/** One message: a text and an HTML body. */
+export interface MailMessage {
+  /** One recipient address. */
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /**
+   * An unsubscribe link that works without signing in: sent as List-Unsubscribe with
+   * List-Unsubscribe-Post (RFC 8058 one-click), so a POST to it must unsubscribe too.
+   */
+  unsubscribeUrl?: string;
+}
+
+/** Why a message was not sent. */
+export type MailFailureKind =
+  'invalid_message' | 'auth' | 'connection' | 'tls' | 'timeout' | 'rejected' | 'protocol';
+
+export type MailOutcome =
+  | { ok: true; messageId: string }
+  | {
+      ok: false;
+      error: MailFailureKind;
+      /** Safe to log and show: never the password, the user or the SMTP_URL. */
+      message: string;
+      /** Whether the same message may go through later (a 4xx reply, a broken connection), or never will (a 5xx). */
+      retryable: boolean;
+    };
+
+/** What to give a mailer. */
+export interface MailerOptions {
+  smtp: SmtpSettings;
+  /** The From header (SMTP_FROM), already checked by parseMailFrom. */
+  from: string;
+  logger?: Logger;
+  /** Connection, greeting and each reply; 10 s by default. */
+  timeoutMs?: number;
+}
+
+/**
+ * Whether the connection must be upgraded with STARTTLS before logging in: a password never
+ * crosses a network in clear text. Without credentials, or to a server on loopback (as Go's
+ * net/smtp PlainAuth allows), STARTTLS is used when offered; smtps is TLS from the start.
+ */
+export function mustUseTls(smtp: SmtpSettings): boolean {
+  return !smtp.secure && smtp.user !== undefined && !isLoopback(smtp.host);
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+/**
+ * Sends mail through one SMTP server. The credentials are held in private fields only: a logged
+ * or serialised mailer shows none of them, nodemailer's own logging is off, and every failure is
+ * rewritten into a message without them.
+ */
+export class Mailer {
+  readonly #transport: Transporter<SMTPSentMessageInfo>;
+  readonly #from: string;
+  readonly #secrets: string[];
+  readonly #logger: Logger | undefined;
+
+  constructor(options: MailerOptions) {
+    const { smtp } = options;
+    const timeout = options.timeoutMs ?? 10_000;
+    const credentials =
+      smtp.user === undefined ? undefined : { user: smtp.user, pass: smtp.password ?? '' };
+    const transport: SMTPTransportOptions = {
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      requireTLS: mustUseTls(smtp),
+      ...(credentials === undefined ? {} : { auth: credentials }),
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+      logger: false,
+      debug: false,
+      // Messages are text we build; nothing in them may make nodemailer read a file or fetch a URL.
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    };
+    this.#transport = createTransport(transport);
+    this.#from = options.from;
+    this.#logger = options.logger;
+    this.#secrets = [smtp.password, smtp.user]
+      .filter((value): value is string => value !== undefined && value !== '')
+      .flatMap((value) => [value, encodeURIComponent(value), Buffer.from(value).toString('base64')])
+      .sort((a, b) => b.length - a.length);
+  }
+
+  /** Sends one message; never throws for what the server or the network does. */
+  async send(message: MailMessage): Promise<MailOutcome> {
+    const to = addressparser(message.to);
+    const [recipient] = to;
+    if (to.length !== 1 || recipient?.address === undefined || !isMailAddress(recipient.address)) {
+      return this.#failed({
+        ok: false,
+        error: 'invalid_message',
+        message: 'the recipient is not one email address',
+        retryable: false,
+      });
+    }
+    try {
+      const info = await this.#transport.sendMail({
+        from: this.#from,
+        to: recipient.address,
+        // A subject holds names customers chose: one line, whatever they typed.
+        subject: message.subject.replace(/[\r\n]+/g, ' '),
+        text: message.text,
+        html: message.html,
+        ...(message.unsubscribeUrl === undefined
+          ? {}
+          : {
+              list: { unsubscribe: message.unsubscribeUrl },
+              headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+            }),
+      });
+      return { ok: true, messageId: info.messageId };
+    } catch (error) {
+      return this.#failed(this.#classify(error));
+    }
+  }
+
+  /** Closes the transport's connections. */
+  close(): void {
+    this.#transport.close();
+  }
+
+  toJSON(): string {
+    return '[Mailer]';
+  }
+
+  toString(): string {
+    return '[Mailer]';
+  }
+
+  #failed(outcome: Extract<MailOutcome, { ok: false }>): MailOutcome {
+    this.#logger?.warn(
+      { mail_error: outcome.error, retryable: outcome.retryable },
+      `mail not sent: ${outcome.message}`,
+    );
+    return outcome;
+  }
+
+  #classify(error: unknown): Extract<MailOutcome, { ok: false }> {
+    const { code, responseCode, response } = (error ?? {}) as {
+      code?: unknown;
+      responseCode?: unknown;
+      response?: unknown;
+    };
+    const reply = typeof responseCode === 'number' ? responseCode : undefined;
+    // The server's own words, as far as they are safe: one line, the credentials cut out.
+    const said =
+      typeof response === 'string'
+        ? `: the server said "${this.#redact(response.split(/\r?\n/)[0] ?? '').slice(0, 200)}"`
+        : '';
+    const retryable = reply === undefined ? true : reply >= 400 && reply < 500;
+    switch (code) {
+      case 'EAUTH':
+      case 'ENOAUTH':
+        return {
+          ok: false,
+          error: 'auth',
+          message: `the SMTP server refused the login${said}`,
+          // 454 is a temporary failure of the login; 535 and the rest are a wrong login.
+          retryable: reply !== undefined && reply >= 400 && reply < 500,
+        };
+      case 'ETLS':
+      case 'EREQUIRETLS':
+        return {
+          ok: false,
+          error: 'tls',
+          message: 'TLS with the SMTP server failed (or it does not offer STARTTLS)',
+          retryable: true,
+        };
+      case 'ETIMEDOUT':
+        return {
+          ok: false,
+          error: 'timeout',
+          message: 'the SMTP server did not answer in time',
+          retryable: true,
+        };
+      case 'ECONNECTION':
+      case 'ESOCKET':
+      case 'EDNS':
+      case 'EPROXY':
+        return {
+          ok: false,
+          error: 'connection',
+          message: `could not talk to the SMTP server${socketReason(error)}`,
+          retryable: true,
+        };
+      case 'EENVELOPE':
+      case 'EMESSAGE':
+        return {
+          ok: false,
+          error: 'rejected',
+          message: `the SMTP server refused the message${said}`,
+          retryable,
+        };
+      default:
+        return {
+          ok: false,
+          error: 'protocol',
+          message: `the SMTP exchange failed${said}`,
+          retryable,
+        };
+    }
+  }
+
+  #redact(text: string): string {
+    let result = text;
+    for (const secret of this.#secrets) result = result.split(secret).join('***');
+    return result;
+  }
+}
+
+/** The system call that failed, which says enough (`ECONNREFUSED`) and holds no secret. */
+function socketReason(error: unknown): string {
+  // nodemailer keeps the socket's own code (ECONNREFUSED, ENOTFOUND) as originalCode.
+  const { originalCode, syscall } = (error ?? {}) as { originalCode?: unknown; syscall?: unknown };
+  if (typeof originalCode === 'string' && /^E[A-Z]+$/.test(originalCode))
+    return ` (${originalCode})`;
+  return typeof syscall === 'string' && /^[a-z]+$/.test(syscall) ? ` (${syscall} failed)` : '';
+}
+
+/**
+ * A mailer for SMTP_URL and SMTP_FROM; none when SMTP_URL is unset (email digests are then not
+ * offered); or the reason they are unusable, naming the variable, never its value.
+ */
+export function createMailer(
+  env: { SMTP_URL?: string | undefined; SMTP_FROM?: string | undefined },
+  logger?: Logger,
+): { ok: true; mailer: Mailer | undefined } | { ok: false; reason: string } {
+  if (env.SMTP_URL === undefined || env.SMTP_URL === '') return { ok: true, mailer: undefined };
+  const smtp = parseSmtpUrl(env.SMTP_URL);
+  if (!smtp.ok) return { ok: false, reason: `SMTP_URL ${smtp.reason}` };
+  if (env.SMTP_FROM === undefined || env.SMTP_FROM === '')
+    return { ok: false, reason: 'SMTP_FROM must be set when SMTP_URL is' };
+  const from = parseMailFrom(env.SMTP_FROM);
+  if (!from.ok) return { ok: false, reason: `SMTP_FROM ${from.reason}` };
+  return {
+    ok: true,
+    mailer: new Mailer({
+      smtp: smtp.smtp,
+      from: from.from,
+      ...(logger === undefined ? {} : { logger }),
+    }),
+  };
+}
