@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { migrateDatabase, openDatabase, sql, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { hashApiKey } from '../src/auth/api-key';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
 import { until } from './support/processes';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
+import { holdTableLock, untilWaiting } from './support/locks';
 import { LEAK, startApi, type RunningApi } from './support/start-api';
 
 const PATHS = ['/api/v1/domains', '/api/v1/domains?status=all&search=co', '/api/v1/domains/multi.com', '/api/v1/stats'];
@@ -101,21 +101,13 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('Postg
   });
 
   it('answers 503 while a lock holds every query past the timeout, and recovers after', async () => {
-    const blockerDb = await openDatabase({ databaseUrl: test.url, maxConnections: 1 });
-    if (blockerDb.driver.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    const blocker = blockerDb.driver.client;
-    const stats = await api.get('/api/v1/stats');
-    expect(stats.status).toBe(200);
-    let release: () => void = () => undefined;
-    const held = blocker.begin(async (tx) => {
-      await tx`lock table listings in access exclusive mode`;
-      await new Promise<void>((resolve) => (release = resolve));
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const path of PATHS.slice(0, 3)) await expectQueryFailed(api, path);
-    release();
-    await held;
-    await blockerDb.close();
+    const lock = await holdTableLock(test.url!);
+    try {
+      // the stats too: nothing has measured them yet, so no cached answer stands in
+      for (const path of PATHS) await expectQueryFailed(api, path);
+    } finally {
+      await lock.release();
+    }
     expect((await api.get('/api/v1/domains?status=all')).status).toBe(200);
   });
 });
@@ -143,30 +135,18 @@ describe.skipIf(ownClustersSkipped())('PostgreSQL stopped or a backend terminate
   });
 
   it('answers 503 query_failed when the backend running a search is terminated, and serves again after', async () => {
-    const blocker = await openDatabase({ databaseUrl: cluster.url('api'), maxConnections: 2 });
-    if (blocker.driver.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    let release: () => void = () => undefined;
-    const held = blocker.driver.client.begin(async (tx) => {
-      await tx`lock table listings in access exclusive mode`;
-      await new Promise<void>((resolve) => (release = resolve));
-    });
+    const lock = await holdTableLock(cluster.url('api'));
     try {
-      await sleep(100);
       const search = api.get('/api/v1/domains?status=all&search=zzq');
       // the search's backend, waiting on the lock, is ended by the server (an operator, a failover)
-      await until('the search waits on the lock', async () => {
-        const rows = await blocker.rows<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%listings%'`);
-        return (rows[0]?.n ?? 0) > 0;
-      }, 10_000);
-      await blocker.rows(sql`select pg_terminate_backend(pid) from pg_stat_activity where wait_event_type = 'Lock' and query like '%listings%'`);
+      await untilWaiting(database, 'listings');
+      await database.rows(sql`select pg_terminate_backend(pid) from pg_locks where relation = to_regclass('listings') and not granted`);
       const response = await search;
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(await response.json()).toEqual({ error: QUERY_FAILED });
     } finally {
-      release();
-      await held.catch(() => undefined);
-      await blocker.close();
+      await lock.release();
     }
     expect((await api.get('/api/v1/domains?status=all&search=zzq')).status).toBe(200);
   });
