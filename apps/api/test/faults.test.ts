@@ -2,7 +2,7 @@ import { statsEnvelopeSchema } from '@domain-index/contract';
 import { migrateDatabase, openDatabase, sql, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/auth/api-key';
+import { generateApiKey, hashApiKey } from '../src/auth/api-key';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
 import { until } from './support/processes';
 import { buildFixtureIndex, fixtureClock, fixtureFeeds, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
@@ -91,6 +91,41 @@ for (const { engine, skip } of testEngines()) {
       const logged = api.logLines.filter((line) => line.includes('key_lookup_unavailable'));
       expect(logged.length).toBeGreaterThan(0);
       expect(api.logLines.join('\n')).not.toContain(hashApiKey(api.apiKey));
+      await api.close();
+      await test.dispose().catch(() => undefined);
+    });
+
+    it('rejects a made-up or mistyped key by its checksum, without the database: 401 while a key with a valid checksum gets 503', async () => {
+      const test = await createTestDatabase(engine);
+      const api = await startApi(engine, { test, clock: fixtureClock, sources: FIXTURE_SOURCES });
+      const answer = async (key: string) => {
+        const response = await api.raw('/api/v1/domains', { headers: { Authorization: `Bearer ${key}` } });
+        // everything but what differs between any two responses
+        const headers = [...response.headers.entries()].filter(([name]) => name !== 'x-request-id' && name !== 'date');
+        return { status: response.status, body: await response.text(), headers };
+      };
+      // unknown keys with a valid checksum (never stored), and what the API answers one with the database up
+      const [unknown, another] = [generateApiKey('live'), generateApiKey('live')];
+      const invalid = await answer(unknown);
+      expect(invalid).toMatchObject({ status: 401, body: '{"error":{"code":"invalid_api_key","message":"the API key is not valid"}}' });
+      // well-formed, but the checksum does not match: one character of the random part changed
+      // (a CRC32 detects every change of one character), and a checksum made up
+      const swap = (key: string, at: number) => `${key.slice(0, at)}${key[at] === 'x' ? 'y' : 'x'}${key.slice(at + 1)}`;
+      const mistyped = swap(another, 20);
+      const madeUp = `${another.slice(0, -6)}${another.endsWith('AbCdEf') ? 'FeDcBa' : 'AbCdEf'}`;
+      expect(mistyped).toMatch(/^dix_live_[0-9A-Za-z]{38}$/);
+      expect(madeUp).toMatch(/^dix_live_[0-9A-Za-z]{38}$/);
+
+      await test.database.close();
+      // the database cannot answer: a key that needs a lookup gets 503 ...
+      for (const key of [another, unknown]) {
+        const response = await api.raw('/api/v1/domains', { headers: { Authorization: `Bearer ${key}` } });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(await response.json()).toEqual({ error: KEY_LOOKUP_UNAVAILABLE });
+      }
+      // ... so these are answered without one, and exactly as an unknown key is
+      for (const key of [mistyped, madeUp]) expect(await answer(key)).toEqual(invalid);
       await api.close();
       await test.dispose().catch(() => undefined);
     });
