@@ -8,7 +8,11 @@ export interface HeldLock {
 }
 
 /** Lock requests on `table` in this database, granted or still waiting, as pg_locks shows them. */
-export async function locksOn(database: Database, table: string, granted: boolean): Promise<number> {
+export async function locksOn(
+  database: Database,
+  table: string,
+  granted: boolean,
+): Promise<number> {
   const [row] = await database.rows<{ n: number }>(sql`
     select count(*)::int as n from pg_locks
     where locktype = 'relation' and relation = to_regclass(${table}) and granted = ${granted}
@@ -42,10 +46,14 @@ export async function holdTableLock(url: string, table = 'listings'): Promise<He
     await holder.close();
   };
   try {
-    await until(`the lock on ${table} is held`, async () => {
-      if (failure !== undefined) throw failure;
-      return (await locksOn(observer, table, true)) > 0;
-    }, 20_000);
+    await until(
+      `the lock on ${table} is held`,
+      async () => {
+        if (failure !== undefined) throw failure;
+        return (await locksOn(observer, table, true)) > 0;
+      },
+      20_000,
+    );
   } catch (error) {
     await release();
     throw error;
@@ -56,6 +64,15 @@ export async function holdTableLock(url: string, table = 'listings'): Promise<He
 }
 
 /** Waits until at least `count` statements of this database wait for a lock on `table`. */
-export async function untilWaiting(database: Database, table: string, count = 1, ms = 20_000): Promise<void> {
-  await until(`${count} statement(s) wait on the lock on ${table}`, async () => (await locksOn(database, table, false)) >= count, ms);
+export async function untilWaiting(
+  database: Database,
+  table: string,
+  count = 1,
+  ms = 20_000,
+): Promise<void> {
+  await until(
+    `${count} statement(s) wait on the lock on ${table}`,
+    async () => (await locksOn(database, table, false)) >= count,
+    ms,
+  );
 }
