@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../src/auth/api-key';
 import { createKey, revokeKey } from '../src/auth/key-store';
 import type { Clock } from '../src/clock';
+import { until } from './support/processes';
 import { startApi, type RunningApi } from './support/start-api';
 
 const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
@@ -139,7 +140,8 @@ for (const { engine, skip } of testEngines()) {
       const { key } = await createKey(api.test.database, { planId: 'pro', environment: 'live' });
       await api.raw('/api/v1/stats', bearer(key));
       await api.raw(`/api/v1/domains?token=${key}&search=ab`, bearer(key));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // the access log is written once each response has finished: wait for the second request's line
+      await until('the access log has both requests', () => api.logLines.some((line) => line.includes('token=%5Bredacted%5D')), 5_000);
       const logs = api.logLines.join('\n');
       expect(api.logLines.length).toBeGreaterThan(10);
       expect(logs).not.toContain(key);

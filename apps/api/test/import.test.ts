@@ -44,6 +44,16 @@ async function namesOf(database: Database, sourceId: string): Promise<string[]> 
   return rows.map((row) => row.domain_name);
 }
 
+/** A thrown error and the errors down its cause chain, outermost first. */
+function causesOf(thrown: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = thrown; current !== undefined && chain.length < 5; current = (current as { cause?: unknown }).cause) {
+    chain.push(current);
+    if (typeof current !== 'object' || current === null) break;
+  }
+  return chain;
+}
+
 function run(database: Database, feed: Readable, overrides: Partial<Parameters<typeof importBatch>[0]> = {}): Promise<ImportSummary> {
   return importBatch({ database, source, input: feed, clock: systemClock, ...overrides });
 }
@@ -210,7 +220,12 @@ for (const { engine, skip } of testEngines()) {
         end $$`);
       await test.database.db.execute(sql`create event trigger arm_load on ddl_command_end when tag in ('CREATE TABLE') execute function arm_load()`);
       try {
-        await expect(run(test.database, jsonlFeed([auctionRecord('aaa.com'), auctionRecord('boom.com')]))).rejects.toThrow();
+        // the injected fault itself, not whatever else might go wrong on the way to it
+        const thrown = await run(test.database, jsonlFeed([auctionRecord('aaa.com'), auctionRecord('boom.com')])).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(causesOf(thrown)).toContainEqual(expect.objectContaining({ code: 'P0001', message: 'injected fault' }));
       } finally {
         await test.database.db.execute(sql`drop event trigger arm_load`);
         await test.database.db.execute(sql`drop function arm_load()`);

@@ -1,9 +1,9 @@
 import { Agent, get, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDatabase } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/key-store';
+import { holdTableLock, untilWaiting, type HeldLock } from './support/locks';
 import { freePort, startServe, until, type ServeProcess } from './support/processes';
 
 const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
@@ -75,30 +75,25 @@ describe.skipIf(postgresSkipped)('keep-alive connections of serve', () => {
     const server = serve(test.url!, port, {
       SHUTDOWN_TIMEOUT_MS: '60000',
       QUERY_TIMEOUT_MS: '60000',
+      LOG_LEVEL: 'info',
     });
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const blockerDb = await openDatabase({ databaseUrl: test.url, maxConnections: 1 });
-    if (blockerDb.driver.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    let release: () => void = () => undefined;
-    let held: Promise<unknown> = Promise.resolve();
+    let lock: HeldLock | undefined;
     try {
       await until('it listens', () => server.output().includes('listening on'));
       expect((await request(port, '/api/v1/domains?status=all', key, agent)).res.statusCode).toBe(
         200,
       );
       // the connection is open and idle; a search on it now waits on the lock
-      held = blockerDb.driver.client.begin(async (tx) => {
-        await tx`lock table listings in access exclusive mode`;
-        await new Promise<void>((resolve) => (release = resolve));
-      });
-      await sleep(200);
+      lock = await holdTableLock(test.url!);
       const inFlight = request(port, '/api/v1/domains?status=all&search=zzq', key, agent);
-      await sleep(500);
+      await untilWaiting(test.database, 'listings');
       server.child.kill('SIGTERM');
-      await sleep(300);
+      // the listener is closing while the search still waits
+      await until('serve is shutting down', () => server.output().includes('shutting down'));
       const released = Date.now();
-      release();
-      await held;
+      await lock.release();
+      lock = undefined;
       const { res } = await inFlight;
       expect(res.statusCode).toBe(200);
       expect(res.headers.connection).toBe('close');
@@ -109,9 +104,7 @@ describe.skipIf(postgresSkipped)('keep-alive connections of serve', () => {
       expect(code).toBe(0);
       expect(Date.now() - released).toBeLessThan(10_000);
     } finally {
-      release();
-      await held.catch(() => undefined);
-      await blockerDb.close();
+      await lock?.release();
       agent.destroy();
       server.child.kill('SIGKILL');
     }

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDatabase, sql } from '@domain-index/db';
+import { sql } from '@domain-index/db';
 import { createTestDatabase, testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/key-store';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
+import { holdTableLock, untilWaiting, type HeldLock } from './support/locks';
 import { freePort, startServe, until } from './support/processes';
 import { parseExposition, total } from './support/prometheus';
 import { startApi } from './support/start-api';
@@ -84,32 +85,31 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readi
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const server = startServe({ DATABASE_URL: test.url!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUERY_TIMEOUT_MS: '60000' });
-    const blocker = await openDatabase({ databaseUrl: test.url, maxConnections: 1 });
-    if (blocker.driver.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    let release: () => void = () => undefined;
-    let held: Promise<unknown> = Promise.resolve();
+    let lock: HeldLock | undefined;
     try {
       await until('it listens', () => server.stdout().includes('listening on'), 60_000);
-      held = blocker.driver.client.begin(async (tx) => {
-        await tx`lock table listings in access exclusive mode`;
-        await new Promise<void>((resolve) => (release = resolve));
-      });
-      await sleep(200);
+      lock = await holdTableLock(test.url!);
       // more searches than the pool's 10 connections, every one waiting on the lock
       const searches = Array.from({ length: 14 }, (_, i) => fetch(`${base}/api/v1/domains?status=all&search=held${i}`, { headers: { authorization: `Bearer ${key}` } }));
-      await until('the pool is full of waiting searches', async () => {
-        const [row] = await test.database.rows<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
-        return (row?.n ?? 0) >= 10;
+      await untilWaiting(test.database, 'listings', 10);
+      const [{ full }] = (await test.database.rows<{ full: string }>(sql`select clock_timestamp()::text as full`)) as [{ full: string }];
+      // readiness answers from a check it repeats at most once a second: asked until the database
+      // shows a check made after the pool filled, every answer must be 200
+      const readiness: number[] = [];
+      await until('readiness has checked the database since the pool filled', async () => {
+        readiness.push((await fetch(`${base}/readyz`)).status);
+        const [row] = await test.database.rows<{ n: number }>(
+          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and query = 'select 1 as ok' and state = 'idle' and query_start > ${full}::timestamptz`,
+        );
+        return (row?.n ?? 0) > 0;
       }, 20_000);
-      await sleep(1_500);
-      const ready = await fetch(`${base}/readyz`);
-      expect(ready.status).toBe(200);
-      release();
+      readiness.push((await fetch(`${base}/readyz`)).status);
+      expect(new Set(readiness)).toEqual(new Set([200]));
+      await lock.release();
+      lock = undefined;
       for (const response of await Promise.all(searches)) expect(response.status).toBe(200);
     } finally {
-      release();
-      await held.catch(() => undefined);
-      await blocker.close();
+      await lock?.release();
       server.child.kill('SIGKILL');
       await test.dispose();
     }
@@ -123,51 +123,48 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readi
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     // neither timeout may end the held request: the shutdown must let it finish
-    const server = startServe({ DATABASE_URL: test.url!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SHUTDOWN_DELAY_MS: '2000', SHUTDOWN_TIMEOUT_MS: '60000', QUERY_TIMEOUT_MS: '60000' });
-    const blocker = await openDatabase({ databaseUrl: test.url, maxConnections: 1 });
-    if (blocker.driver.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    let release: () => void = () => undefined;
-    let held: Promise<unknown> = Promise.resolve();
+    const server = startServe({ DATABASE_URL: test.url!, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '2000', SHUTDOWN_TIMEOUT_MS: '60000', QUERY_TIMEOUT_MS: '60000' });
+    let lock: HeldLock | undefined;
     try {
       await until('it listens', () => server.stdout().includes('listening on'), 60_000);
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       // a search that waits on a lock is in flight when SIGTERM arrives
-      held = blocker.driver.client.begin(async (tx) => {
-        await tx`lock table listings in access exclusive mode`;
-        await new Promise<void>((resolve) => (release = resolve));
-      });
-      await sleep(200);
+      lock = await holdTableLock(test.url!);
       const inFlight = fetch(`${base}/api/v1/domains?status=all&search=zzq`, { headers: { authorization: `Bearer ${key}` } });
-      await sleep(300);
+      await untilWaiting(test.database, 'listings');
       server.child.kill('SIGTERM');
-      await sleep(100);
-      // readiness, polled on fresh connections, from SIGTERM until the listener closes
-      const answers: number[] = [];
+      await until('serve says it is draining', () => server.output().includes('draining'), 20_000);
+      // readiness and liveness, polled on fresh connections, from SIGTERM until the listener
+      // closes; a request the listener does not take ends the polling, any answer is recorded
+      const readiness: number[] = [];
+      const liveness: number[] = [];
+      const ask = (path: string) => fetch(`${base}${path}`, { headers: { connection: 'close' } }).then((r) => r.status, () => undefined);
       const polling = (async () => {
         for (;;) {
-          try {
-            const response = await fetch(`${base}/readyz`, { headers: { connection: 'close' } });
-            answers.push(response.status);
-            expect((await fetch(`${base}/livez`, { headers: { connection: 'close' } })).status).toBe(200);
-          } catch {
-            return; // refused: the listener has closed
-          }
-          await sleep(100);
+          const ready = await ask('/readyz');
+          if (ready === undefined) return;
+          readiness.push(ready);
+          const live = await ask('/livez');
+          if (live === undefined) return;
+          liveness.push(live);
+          await sleep(20);
         }
       })();
-      await sleep(500);
-      release();
+      await polling;
+      // the polling ended because the listener closed: new connections are refused from now on
+      expect(await ask('/livez')).toBeUndefined();
+      expect(readiness.length).toBeGreaterThan(0);
+      expect(new Set(readiness)).toEqual(new Set([503]));
+      expect(new Set(liveness)).toEqual(new Set([200]));
+      // the search that was in flight at SIGTERM is still answered, after the listener closed
+      await lock.release();
+      lock = undefined;
       const response = await inFlight;
       expect(response.status).toBe(200);
       expect(((await response.json()) as { data: unknown[] }).data).toEqual([]);
-      await polling;
-      expect(answers.length).toBeGreaterThan(5);
-      expect(new Set(answers)).toEqual(new Set([503]));
       expect(await Promise.race([server.exited, sleep(20_000, 'still running' as const)])).toBe(0);
     } finally {
-      release();
-      await held.catch(() => undefined);
-      await blocker.close();
+      await lock?.release();
       server.child.kill('SIGKILL');
       await test.dispose();
     }
@@ -192,7 +189,8 @@ describe('draining on SIGTERM', () => {
       const key = /(dix_test_\w+)/.exec(server.stdout())![1]!;
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       server.child.kill('SIGTERM');
-      await sleep(200);
+      // readiness fails before this line is logged
+      await until('serve says it is draining', () => server.output().includes('draining'), 20_000);
       const draining = await fetch(`${base}/readyz`);
       expect(draining.status).toBe(503);
       expect(await draining.text()).toBe('not ready: draining\n');

@@ -195,6 +195,9 @@ for (const { engine, skip } of testEngines()) {
         { tld: 'co.uk' },
         { source: 'beta' },
       ];
+      /** The cases the rules say filter nothing: a lower bound of 0, and `no_hyphens=false`. */
+      const filtersNothing = (filter: Params) =>
+        Object.entries(filter).every(([param, value]) => (param.startsWith('min_') && value === '0') || (param === 'no_hyphens' && value === 'false'));
       for (const filter of cases) {
         for (const status of filter.ending_within === undefined ? ['all', ''] : ['']) {
           const params = status === '' ? filter : { ...filter, status };
@@ -202,6 +205,13 @@ for (const { engine, skip } of testEngines()) {
             const { rows, pages } = await walk(api, { ...params, limit: '200' });
             expect(rows.map(identity).sort()).toEqual(expected(params).map(identity).sort());
             expect(pages[0]!.total).toEqual({ value: rows.length, accuracy: 'exact' });
+            // a case that returns nothing, or that leaves every row in where the filter should
+            // remove some, would agree with a filter that is ignored or that matches nothing
+            const { status: ownStatus, ...bounds } = params;
+            const unfiltered = expected(ownStatus === undefined ? {} : { status: ownStatus });
+            expect(rows.length).toBeGreaterThan(0);
+            if (filtersNothing(bounds)) expect(rows.length).toBe(unfiltered.length);
+            else expect(rows.length).toBeLessThan(unfiltered.length);
           });
         }
       }

@@ -89,7 +89,10 @@ describe.skipIf(postgresSkipped || redisUrl === undefined)('serve with WORKERS=2
     const primary = server.child.pid!;
     try {
       await until('it listens', () => server.output().includes('listening on'));
+      // the workers this test is about: without them the checks below would hold vacuously
       const workers = childrenOf(primary);
+      expect(workers).toHaveLength(2);
+      expect(workers.every(alive)).toBe(true);
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       for (const pid of workers) expect(alive(pid), `worker ${pid} outlived its primary`).toBe(false);

@@ -1,6 +1,7 @@
 import { errorEnvelopeSchema } from '@domain-index/contract';
 import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from './support/processes';
 import { startApi, type RunningApi } from './support/start-api';
 
 const engines = testEngines();
@@ -87,7 +88,9 @@ for (const { engine, skip } of engines) {
       await api.get('/api/v1/domains?search=ab&limit=2', { headers: { 'X-Request-Id': 'access-log-ok-1' } });
       await api.get('/api/v1/nope', { headers: { 'X-Request-Id': 'access-log-404-1' } });
       await failing.get('/api/v1/stats', { headers: { 'X-Request-Id': 'access-log-500-1' } });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // each line is written once its response has finished, which may be after the client has it
+      const logged = (source: RunningApi, id: string) => linesOf(source, id).some((line) => line.res !== undefined);
+      await until('the three requests are logged', () => logged(api, 'access-log-ok-1') && logged(api, 'access-log-404-1') && logged(failing, 'access-log-500-1'), 5_000);
 
       const ok = linesOf(api, 'access-log-ok-1');
       expect(ok).toHaveLength(1);

@@ -1,7 +1,6 @@
 import { listings, openDatabase, sourceSyncs, sql, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import type { SourceConfig } from '@domain-index/indexer';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../src/clock';
@@ -11,6 +10,7 @@ import { runSyncWorker } from '../src/indexing/sync-worker';
 import { createLogger } from '../src/logger';
 import { auctionRecord } from './support/feeds';
 import { startFeedServer, type FeedAnswer, type FeedServer } from './support/feed-server';
+import { until } from './support/processes';
 
 const silent = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
 const feedOf = (names: string[]) => `${names.map((name) => JSON.stringify(auctionRecord(name))).join('\n')}\n`;
@@ -78,10 +78,10 @@ for (const { engine, skip } of testEngines()) {
       // on PostgreSQL the second worker has its own pool, as a second process would
       const second = test.url === undefined ? test.database : await openDatabase({ databaseUrl: test.url, maxConnections: 2 });
       const source = sourceAt('shared', server.url);
-      const results = await Promise.all([
-        syncSource(source, options()),
-        sleep(50).then(() => syncSource(source, { ...options(), database: second })),
-      ]);
+      const first = syncSource(source, options());
+      // the second starts while the first holds the source: its feed request has arrived, the answer is 400 ms away
+      await until('the first worker fetches the feed', () => server.requests === 1);
+      const results = await Promise.all([first, syncSource(source, { ...options(), database: second })]);
       if (second !== test.database) await second.close();
       expect(results.map((result) => result.status).sort()).toEqual(['applied', 'skipped']);
       expect(server.requests).toBe(1);
@@ -97,10 +97,7 @@ for (const { engine, skip } of testEngines()) {
         retentionDays: 3,
         signal: stop.signal,
       });
-      for (let i = 0; i < 200; i += 1) {
-        if ((await test.database.db.select().from(sourceSyncs)).length === 2) break;
-        await sleep(25);
-      }
+      await until('both sources have synced', async () => (await test.database.db.select().from(sourceSyncs)).length === 2);
       stop.abort();
       await worker;
       expect(await namesOf(test.database, 'a')).toEqual(['one.com']);

@@ -21,6 +21,21 @@ function listing(domainName: string, source: string, extra: Partial<typeof listi
   };
 }
 
+/** The SQLSTATE a statement fails with (the first `code` down the error's causes); fails the test if it succeeds. */
+async function sqlstateOf(statement: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await statement;
+  } catch (error) {
+    let current: unknown = error;
+    for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+      if ('code' in current) return current.code;
+      current = (current as { cause?: unknown }).cause;
+    }
+    return undefined;
+  }
+  throw new Error('expected the statement to fail');
+}
+
 for (const { engine, skip } of testEngines()) {
   describe.skipIf(skip)(`database layer on ${engine}`, () => {
     let test: TestDatabase;
@@ -73,10 +88,13 @@ for (const { engine, skip } of testEngines()) {
       const { db } = test.database;
       await db.insert(listings).values(listing('twice.com', 'source_1'));
       await db.insert(listings).values(listing('twice.com', 'source_2'));
-      await expect(db.insert(listings).values(listing('twice.com', 'source_1'))).rejects.toThrow();
-      await expect(
-        db.insert(listings).values({ ...listing('bad.com', 'source_1'), status: 'sold' as 'auction' }),
-      ).rejects.toThrow();
+      // the database's own refusals, not any error: a unique violation, and a status its check constraint rejects
+      expect(await sqlstateOf(db.insert(listings).values(listing('twice.com', 'source_1')))).toBe('23505');
+      expect(
+        await sqlstateOf(db.insert(listings).values({ ...listing('bad.com', 'source_1'), status: 'sold' as 'auction' })),
+      ).toBe('23514');
+      expect(await db.select().from(listings).where(eq(listings.domainName, 'twice.com'))).toHaveLength(2);
+      expect(await db.select().from(listings).where(eq(listings.domainName, 'bad.com'))).toEqual([]);
     });
 
     it('answers substring terms through the trigram operator class', async () => {

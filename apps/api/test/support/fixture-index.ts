@@ -73,16 +73,25 @@ const EXTRA: Record<string, Record<string, unknown>[]> = {
 };
 
 /**
- * A small index built through the real import path: seeded listings of alpha, beta and gamma
+ * The feed of every fixture marketplace, by source id: seeded listings of alpha, beta and gamma
  * plus hand-made rows (a name on three marketplaces, auctions without an end time, ended rows).
- * Small enough that one page of 200 holds every retrievable row.
+ * The oracle states the retrievable set from these records, not from what the API answers.
  */
-export async function buildFixtureIndex(database: Database): Promise<void> {
+export function fixtureFeeds(): Map<string, Record<string, unknown>[]> {
   const bySource = new Map<string, Record<string, unknown>[]>(FIXTURE_SOURCES.map((source) => [source.id, []]));
   for (const { source, record } of seedRecords({ rows: 150, seed: 7, sources: ['alpha', 'beta', 'gamma'], now: FIXTURE_NOW })) {
     bySource.get(source)!.push(record);
   }
   for (const [source, rows] of Object.entries(EXTRA)) bySource.get(source)!.push(...rows);
+  return bySource;
+}
+
+/**
+ * A small index built through the real import path from {@link fixtureFeeds}, small enough that
+ * one page of 200 holds every retrievable row.
+ */
+export async function buildFixtureIndex(database: Database): Promise<void> {
+  const bySource = fixtureFeeds();
   for (const source of FIXTURE_SOURCES) {
     const records = bySource.get(source.id)!;
     if (records.length === 0) continue;

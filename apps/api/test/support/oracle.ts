@@ -1,4 +1,4 @@
-import { DEFAULT_ORDER, type Domain, type SortField, type SortOrder } from '@domain-index/contract';
+import type { Domain, SortField, SortOrder } from '@domain-index/contract';
 import { FIXTURE_NOW } from './fixture-index';
 
 /**
@@ -73,10 +73,19 @@ function sortValue(d: Domain, field: SortField): number | string | null {
   return d[field];
 }
 
-/** The documented order: sort field (nulls last both ways), then domain_name ascending. */
+/** decisions.md "Search semantics": `order` omitted is `asc` for these fields, `desc` for the rest. */
+const ASCENDING_UNLESS_TOLD: ReadonlySet<SortField> = new Set(['domain_name', 'length', 'auction_end_time']);
+
+/** The direction a sort takes when `order` is omitted, as decisions.md states it. */
+export const defaultOrder = (sort: SortField): SortOrder => (ASCENDING_UNLESS_TOLD.has(sort) ? 'asc' : 'desc');
+
+/**
+ * The documented order: sort field (nulls last both ways), then domain_name ascending. Without
+ * `sort`: index_score descending, or length ascending with status=dropping (api-v1.md).
+ */
 export function comparator(p: Params): (a: Domain, b: Domain) => number {
   const sort = (p.sort || (p.status === 'dropping' ? 'length' : 'index_score')) as SortField;
-  const order = (p.order || DEFAULT_ORDER[sort]) as SortOrder;
+  const order = (p.order || defaultOrder(sort)) as SortOrder;
   const sign = order === 'asc' ? 1 : -1;
   return (a, b) => {
     const x = sortValue(a, sort);
@@ -99,3 +108,42 @@ export function isOrdered(rows: readonly Domain[], p: Params): boolean {
 
 /** A row's identity: one listing of one name on one marketplace. */
 export const identity = (d: Domain) => `${d.source}/${d.domain_name}`;
+
+/** The fields a feed record gives (decisions.md "Feed format"); the indexer computes the rest. */
+export const FEED_FIELDS = [
+  'status', 'current_bid', 'start_price', 'buy_now_price', 'bid_count', 'auction_end_time', 'auction_type',
+  'marketplace_url', 'extensions_taken', 'domain_age', 'valuation', 'spam_risk', 'seoa_dr', 'seoa_backlinks',
+  'seob_tf', 'seob_cf', 'seob_backlinks', 'seoc_authority', 'seoc_backlinks', 'keyword_search_volume', 'open_rank',
+  'rankinga_ranking', 'rankingb_ranking', 'last_sold_price', 'last_sold_year',
+] as const satisfies readonly (keyof Domain)[];
+
+/** A listing as its feed gave it: its identity and the feed's values, absent ones null. */
+export interface FedListing {
+  identity: string;
+  values: Record<(typeof FEED_FIELDS)[number], unknown>;
+}
+
+/**
+ * The retrievable set stated from the feeds themselves (api-v1.md): every listing whose end time
+ * has not passed at `now`, and every listing without one (fixed-price inventory is never excluded).
+ */
+export function retrievableListings(feeds: ReadonlyMap<string, readonly Record<string, unknown>[]>, now: Date): FedListing[] {
+  const listings: FedListing[] = [];
+  for (const [source, records] of feeds) {
+    for (const record of records) {
+      const end = record.auction_end_time;
+      if (typeof end === 'string' && Date.parse(end) <= now.getTime()) continue;
+      const values = Object.fromEntries(FEED_FIELDS.map((field) => [field, record[field] ?? null])) as FedListing['values'];
+      listings.push({ identity: `${source}/${String(record.domain_name).toLowerCase()}`, values });
+    }
+  }
+  return listings;
+}
+
+/**
+ * The feed fields of a row as the API answered it, in the form the feed gave them (instants as
+ * ISO text), to compare with {@link retrievableListings}.
+ */
+export function fedValues(d: Domain): FedListing['values'] {
+  return Object.fromEntries(FEED_FIELDS.map((field) => [field, d[field]])) as FedListing['values'];
+}
