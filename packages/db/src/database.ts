@@ -5,6 +5,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { boundByDeadlines } from './bounded-client';
+import { parseDatabaseUrl } from './database-url';
 import * as schema from './schema';
 
 /** The Drizzle schema of the whole database. */
@@ -18,7 +20,14 @@ export interface Database {
   readonly db: Drizzle;
   /** The underlying driver, for what Drizzle does not cover (migrations, advisory locks). */
   readonly driver:
-    | { readonly kind: 'postgres'; readonly client: postgres.Sql; readonly url: string }
+    | {
+        readonly kind: 'postgres';
+        readonly client: postgres.Sql;
+        /** The URL the driver connects to (without `pgbouncer`). */
+        readonly url: string;
+        /** A pooler in transaction mode is in between: no session state may be relied on. */
+        readonly pooled: boolean;
+      }
     | { readonly kind: 'pglite'; readonly client: PGlite };
   /** Runs raw SQL and returns its rows, whatever the driver. */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
@@ -28,6 +37,8 @@ export interface Database {
    * select exactly the values they answer with.
    */
   values(statement: RenderedStatement): Promise<unknown[][]>;
+  /** The pool's connections and waiting statements; undefined for the embedded database. */
+  poolStats(): PoolStats | undefined;
   /** Closes the pool or the embedded instance. */
   close(): Promise<void>;
 }
@@ -47,54 +58,109 @@ export interface RenderedStatement {
 
 /** Where the data lives: a PostgreSQL URL, or else an embedded PGlite data directory. */
 export interface DatabaseOptions {
-  /** `postgres://...`; when absent the embedded PGlite in `dataDir` is used. */
+  /**
+   * `postgres://...`; when absent the embedded PGlite in `dataDir` is used. `?pgbouncer=true`
+   * says a pooler in transaction mode is in between (see database-url.ts).
+   */
   databaseUrl?: string | undefined;
   /** PGlite data directory, or `memory://` for a throwaway in-memory database. */
   dataDir?: string | undefined;
   /** Connection pool size for PostgreSQL. */
   maxConnections?: number | undefined;
-  /** PostgreSQL cancels any statement running longer (the API's query budget); none when unset. */
+  /**
+   * PostgreSQL cancels any statement running longer (the API's query budget); none when unset.
+   * Sent as a startup parameter on a direct connection; through a transaction-mode pooler,
+   * which refuses it there, the deadlines of deadline.ts bound the statements instead.
+   */
   statementTimeoutMs?: number | undefined;
+  /** How long a new connection may take to open before the attempt fails (default 10 s). */
+  connectTimeoutMs?: number | undefined;
+  /**
+   * How long an unused connection stays open (default 30 s): idle sessions are given back, so a
+   * pooler's PAUSE (or a server's maintenance) is not held up by connections nobody uses.
+   */
+  idleTimeoutMs?: number | undefined;
+}
+
+/** How many connections of a PostgreSQL pool are in use and how many statements wait for one. */
+export interface PoolStats {
+  /** The pool's size. */
+  max: number;
+  /** Connections running statements or holding a transaction or a reservation. */
+  inUse: number;
+  /** Connections open and unused. */
+  idle: number;
+  /** Connections being opened. */
+  connecting: number;
+  /** Statements (or transactions) waiting for a connection. */
+  waiting: number;
 }
 
 /** Opens PostgreSQL when `databaseUrl` is set, PGlite (with pg_trgm) otherwise. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl !== undefined) {
-    return openPostgres(options.databaseUrl, options.maxConnections ?? 10, options.statementTimeoutMs);
-  }
+  if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options);
   return openPglite(options.dataDir ?? './.data');
 }
 
-function openPostgres(url: string, max: number, statementTimeoutMs: number | undefined): Database {
-  const client = postgres(url, {
-    max,
+/** What the patched postgres.js (patches/postgres@3.4.9.patch) tells of its queues. */
+interface DriverPoolStats {
+  max: number;
+  connecting: number;
+  open: number;
+  busy: number;
+  full: number;
+  reserved: number;
+  closed: number;
+  waiting: number;
+}
+
+function openPostgres(rawUrl: string, options: DatabaseOptions): Database {
+  const { url, pooled } = parseDatabaseUrl(rawUrl);
+  const statementTimeoutMs = options.statementTimeoutMs;
+  const driverClient = postgres(url, {
+    max: options.maxConnections ?? 10,
     onnotice: () => undefined,
+    // Through a transaction-mode pooler each statement may reach another server connection: a
+    // statement prepared by name on one is unknown on the next (and a failed Bind inside a
+    // transaction made its COMMIT roll back silently), so every statement is sent unnamed.
+    ...(pooled && { prepare: false }),
+    connect_timeout: (options.connectTimeoutMs ?? 10_000) / 1000,
+    idle_timeout: (options.idleTimeoutMs ?? 30_000) / 1000,
     // Seconds before reconnecting after failed attempts. The driver's default grows to 20 s, so
     // once PostgreSQL had been away for a few seconds, queries kept waiting up to 20 s after it
     // was back; at most 2 s here, which costs a down server a connection attempt per pool slot
     // every 2 s.
     backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 2),
-    connection: {
-      application_name: 'domain-index',
-      // Short indexed statements: compiling them with JIT costs more than it could save.
-      jit: 'off',
-      // float8 values reach the API as text parsed by the driver (money, counts up to 2^53):
-      // any value above 0 makes PostgreSQL write the exact shortest form (the default since
-      // PostgreSQL 12, set here against a server or role that lowers it).
-      extra_float_digits: 3,
-      ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
-    },
+    connection: pooled
+      ? // A pooler refuses startup parameters it does not track (PgBouncer: "unsupported startup
+        // parameter"), and would not keep them per client anyway: only the name goes.
+        { application_name: 'domain-index' }
+      : {
+          application_name: 'domain-index',
+          // Short indexed statements: compiling them with JIT costs more than it could save.
+          jit: 'off',
+          // float8 values reach the API as text parsed by the driver (money, counts up to 2^53):
+          // any value above 0 makes PostgreSQL write the exact shortest form (the default since
+          // PostgreSQL 12, set here against a server or role that lowers it).
+          extra_float_digits: 3,
+          ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+        },
   });
+  const client = boundByDeadlines(driverClient);
   const db = drizzlePostgres(client, { schema });
   return {
     kind: 'postgres',
     db,
-    driver: { kind: 'postgres', client, url },
+    driver: { kind: 'postgres', client, url, pooled },
     rows: async <T extends Record<string, unknown>>(query: SQL) => [...(await db.execute(query))] as T[],
     values: async (statement) => [
-      ...(await client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare: statement.prepare === true }).values()),
+      ...(await client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare: !pooled && statement.prepare === true }).values()),
     ],
-    close: () => client.end({ timeout: 5 }),
+    poolStats: () => {
+      const stats = (driverClient as unknown as { stats: () => DriverPoolStats }).stats();
+      return { max: stats.max, inUse: stats.busy + stats.full + stats.reserved, idle: stats.open, connecting: stats.connecting, waiting: stats.waiting };
+    },
+    close: () => driverClient.end({ timeout: 5 }),
   };
 }
 
@@ -108,6 +174,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     driver: { kind: 'pglite', client },
     rows: async <T extends Record<string, unknown>>(query: SQL) => (await db.execute(query)).rows as T[],
     values: async (statement) => (await client.query<unknown[]>(statement.sql, statement.params, { rowMode: 'array' })).rows,
+    poolStats: () => undefined,
     close: () => client.close(),
   };
 }

@@ -28,8 +28,11 @@ const PASSING_CLASSES = new Set(['08', '40', '53', '57', '58']);
 const PASSING_CODES = new Set(['55P03']);
 /** The class letters of SQLSTATE (digits, or F0, HV, P0, XX): tells "EPIPE" from a SQLSTATE. */
 const SQLSTATE = /^(?:\d\d|F0|HV|P0|XX)[0-9A-Z]{3}$/;
-/** postgres.js's own codes for a connection that was lost, ended or never made. */
-const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
+/**
+ * postgres.js's own codes for a connection that was lost, ended or never made, and ours for a
+ * statement abandoned at its deadline (deadline.ts): the database did not answer in time.
+ */
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'DEADLINE_EXCEEDED']);
 /** Node's own network error codes (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ENOTFOUND, EPIPE ...). */
 const NETWORK_CODE = /^E[A-Z0-9]+$/;
 /** What PGlite throws once it has been closed. */

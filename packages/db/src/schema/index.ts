@@ -9,3 +9,4 @@ export * from './service-secrets';
 export * from './audit-events';
 export * from './key-usage';
 export * from './sessions';
+export * from './work-tables';

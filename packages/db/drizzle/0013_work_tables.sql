@@ -1,0 +1,4 @@
+CREATE TABLE "work_tables" (
+	"name" text PRIMARY KEY NOT NULL,
+	"lease_until" timestamp (3) with time zone NOT NULL
+);

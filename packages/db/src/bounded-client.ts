@@ -1,0 +1,107 @@
+import type postgres from 'postgres';
+import { currentDeadline, DeadlineExceededError } from './deadline';
+
+/** What a postgres.js query is beyond its promise: the parts a deadline needs. */
+interface DriverQuery {
+  /** Set once the query was handed to a connection (its backend's pid and secret). */
+  state?: unknown;
+  /** Removes a queued query, or asks the server to cancel a sent one (a CancelRequest). */
+  cancel(): Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+function isDriverQuery(value: unknown): value is DriverQuery {
+  return value instanceof Promise && typeof (value as Partial<DriverQuery>).cancel === 'function' && typeof (value as Partial<DriverQuery>).reject === 'function';
+}
+
+/**
+ * The postgres.js client with deadlines (deadline.ts) enforced on everything sent through it:
+ * tagged statements, `unsafe`, and the statements of `begin` and `savepoint` transactions.
+ * Without a deadline in force it changes nothing.
+ *
+ * Why not the server's statement_timeout alone: it starts when the statement reaches the
+ * server, so the time spent waiting for a connection (a stalled server accepts connections and
+ * never answers; a paused pooler holds them) was not bounded at all, and the driver's connect
+ * timeout let a request hang 30 s per statement. And a pooler in transaction mode cannot take
+ * statement_timeout as a startup parameter.
+ */
+export function boundByDeadlines<T extends postgres.Sql | postgres.TransactionSql>(client: T): T {
+  return new Proxy(client, {
+    apply(target, thisArg, args) {
+      return bound(Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args));
+    },
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (property === 'unsafe') return (...args: unknown[]) => bound(Reflect.apply(method, target, args));
+      if (property === 'begin' || property === 'savepoint') return (...args: unknown[]) => transaction(target, method, args);
+      return value;
+    },
+  });
+}
+
+/**
+ * A query that settles by its deadline: when the deadline passes first, the caller's promise is
+ * rejected at once, and the query is taken off the pool's queue (never sent) or cancelled on the
+ * server (sent). A query made after its deadline is refused before anything is sent.
+ */
+function bound<Q>(made: Q): Q {
+  const deadline = currentDeadline();
+  if (deadline === undefined || !isDriverQuery(made)) return made;
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) throw new DeadlineExceededError();
+  const query = made;
+  let settled = false;
+  // Every way postgres.js settles a query goes through these two: the timer must never fire
+  // for a finished query, whose backend may be running someone else's statement by then.
+  const { resolve, reject } = query;
+  const timer = setTimeout(() => {
+    if (settled) return;
+    query.reject(new DeadlineExceededError());
+    query.cancel().catch(() => undefined);
+  }, remaining);
+  query.resolve = (value) => {
+    settled = true;
+    clearTimeout(timer);
+    resolve(value);
+  };
+  query.reject = (error) => {
+    settled = true;
+    clearTimeout(timer);
+    reject(error);
+  };
+  return made;
+}
+
+type TransactionBody = (sql: postgres.TransactionSql) => unknown;
+
+/**
+ * `begin` or `savepoint` whose body gets a bound client. Waiting for the connection counts
+ * against the deadline: past it the caller is answered at once, and when the connection comes
+ * later the body does not run (the transaction rolls back at once).
+ */
+function transaction(target: object, method: (...args: unknown[]) => unknown, args: unknown[]): unknown {
+  const deadline = currentDeadline();
+  const body = args.at(-1) as TransactionBody;
+  const guarded: TransactionBody = (sql) => {
+    if (deadline !== undefined && Date.now() >= deadline) throw new DeadlineExceededError();
+    return body(boundByDeadlines(sql));
+  };
+  const started = Reflect.apply(method, target, [...args.slice(0, -1), guarded]) as Promise<unknown>;
+  if (deadline === undefined) return started;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
+    started.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
