@@ -44,8 +44,15 @@ export function gunzip(input: NodeJS.ReadableStream): Readable {
 function through(input: NodeJS.ReadableStream, stage: NodeJS.ReadWriteStream | null, translate: (error: Error) => Error): Readable {
   const output = new PassThrough();
   const destroy = (stream: unknown) => (stream as { destroy?: () => void } | null)?.destroy?.();
-  input.once('error', (error: Error) => output.destroy(translate(error)));
-  stage?.once('error', (error: Error) => output.destroy(translate(error)));
+  // `on`, not `once`: zlib can emit a second error after the first (a truncated member, then
+  // the end), and an 'error' with no listener left takes the whole process down.
+  input.on('error', (error: Error) => output.destroy(translate(error)));
+  stage?.on('error', (error: Error) => output.destroy(translate(error)));
+  // The data may fail before anyone reads the output (a truncated gzip fails within
+  // milliseconds, while the import is still creating its staging table): the error is kept
+  // (`output.errored`) and thrown to whoever reads it, instead of being emitted to nobody,
+  // which crashed the process with "Unhandled 'error' event".
+  output.on('error', () => undefined);
   output.once('close', () => {
     destroy(stage);
     destroy(input);
