@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+// the URL rules alone: config must not load the database drivers (the CLI's --help stays fast)
+import { pgbouncerParameterProblem } from '@domain-index/db/database-url';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -6,7 +8,11 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const postgresUrl = z
   .string()
   .url('must be a URL like postgres://user@host:5432/database')
-  .refine((value) => /^postgres(ql)?:\/\//.test(value), 'must start with postgres:// or postgresql://');
+  .refine((value) => /^postgres(ql)?:\/\//.test(value), 'must start with postgres:// or postgresql://')
+  .superRefine((value, context) => {
+    const problem = pgbouncerParameterProblem(value);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: `${problem} (add ?pgbouncer=true when the URL points at PgBouncer in transaction mode)` });
+  });
 const redisUrl = z
   .string()
   .url('must be a URL like redis://host:6379')
@@ -28,6 +34,8 @@ const envSchema = z.object({
       'must be a comma-separated list of URLs like postgres://user@replica:5432/database',
     )
     .optional(),
+  DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(100, 600_000).default('5000'),
+  DATABASE_IDLE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('30000'),
   REPLICA_MAX_LAG_MS: wholeNumber(100, 600_000).default('2000'),
   REPLICA_CHECK_INTERVAL_MS: wholeNumber(50, 60_000).default('500'),
   DATA_DIR: z.string().default('./.data'),
@@ -105,6 +113,10 @@ export interface Config {
   replicaUrls: string[];
   /** A replica further behind than this is left out of reads until it catches up. */
   replicaMaxLagMs: number;
+  /** Longest a new PostgreSQL connection may take to open before the attempt fails. */
+  databaseConnectTimeoutMs: number;
+  /** An unused PostgreSQL connection is closed after this long (a pooler's PAUSE waits for them). */
+  databaseIdleTimeoutMs: number;
   /** How often the API checks each replica's health and lag. */
   replicaCheckIntervalMs: number;
   dataDir: string;
@@ -209,6 +221,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     replicaUrls: e.DATABASE_REPLICA_URLS === undefined ? [] : e.DATABASE_REPLICA_URLS.split(',').map((url) => url.trim()),
     replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseIdleTimeoutMs: e.DATABASE_IDLE_TIMEOUT_MS,
     replicaCheckIntervalMs: e.REPLICA_CHECK_INTERVAL_MS,
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL,

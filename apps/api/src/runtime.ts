@@ -1,40 +1,48 @@
 import { migrateDatabase, openDatabase, type Database } from '@domain-index/db';
 import { CliError } from './cli-error';
 import type { Config } from './config';
+import { failureLine } from './failure-line';
 
-/** Opens the configured database and brings its schema up to date. */
-export async function openMigratedDatabase(
-  config: Config,
-  options: { statementTimeoutMs?: number } = {},
-): Promise<Database> {
-  const where =
-    config.databaseUrl === undefined ? `embedded database in ${config.dataDir}` : `PostgreSQL at ${describeUrl(config.databaseUrl)}`;
+/** How a command opens the configured database. */
+export interface OpenOptions {
+  /** PostgreSQL cancels statements running longer (the API's query budget). */
+  statementTimeoutMs?: number;
+}
+
+/** Where the configured database is, for a message: never a password. */
+export function describeDatabase(config: Config): string {
+  return config.databaseUrl === undefined ? `embedded database in ${config.dataDir}` : `PostgreSQL at ${describeUrl(config.databaseUrl)}`;
+}
+
+/**
+ * Opens the configured database and applies pending migrations; returns it with the tags of
+ * the migrations applied now. A failure is one CLI line naming the database and the cause.
+ */
+export async function openAndMigrate(config: Config, options: OpenOptions = {}): Promise<{ database: Database; applied: string[] }> {
   let database: Database | undefined;
   try {
     database = await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       statementTimeoutMs: options.statementTimeoutMs,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      idleTimeoutMs: config.databaseIdleTimeoutMs,
     });
-    await migrateDatabase(database);
-    return database;
+    const applied = await migrateDatabase(database);
+    return { database, applied };
   } catch (cause) {
     await database?.close().catch(() => undefined);
-    throw new CliError(`cannot open the ${where}: ${reason(cause)}`, { cause });
+    throw new CliError(`cannot open the ${describeDatabase(config)}: ${failureLine(cause)}`, { cause });
   }
+}
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openMigratedDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
+  return (await openAndMigrate(config, options)).database;
 }
 
 /** Host, port and database of a URL, never its password. */
 export function describeUrl(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
-}
-
-/** A short reason for an operator: the error code and message of the first cause. */
-function reason(cause: unknown): string {
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === 'string' && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message;
-  }
-  return String(cause);
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -29,10 +29,56 @@ export function hashing(): { stream: Transform; digest: () => { sha256: string; 
   return { stream, digest: () => ({ sha256: hash.digest('hex'), bytes }) };
 }
 
-/** A temporary directory of its own for one feed, removed with everything in it. */
+/** Where feeds are spooled: one directory per feed, named so that it can be found again. */
+const SPOOL_PREFIX = 'domain-index-feed-';
+/** The file in a spool directory naming the process that owns it. */
+const OWNER_FILE = 'owner.pid';
+/**
+ * A directory without an owner file is spared this long: it may be one being created right
+ * now (the owner file is written just after the directory).
+ */
+const UNOWNED_GRACE_MS = 60 * 60_000;
+
+/**
+ * A temporary directory of its own for one feed, removed with everything in it. It names its
+ * process, so that the directory of a process that was killed can be told from one in use.
+ */
 export async function spoolDirectory(): Promise<{ path: string; dispose: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), 'domain-index-feed-'));
+  const path = await mkdtemp(join(tmpdir(), SPOOL_PREFIX));
+  await writeFile(join(path, OWNER_FILE), `${process.pid}\n`);
   return { path, dispose: () => rm(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Removes the spool directories (downloaded feeds) of processes that are gone: a process
+ * killed mid-import leaves its download behind. A directory whose process still runs on this
+ * machine is kept. Returns how many were removed.
+ */
+export async function removeAbandonedSpools(directory = tmpdir()): Promise<number> {
+  let removed = 0;
+  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !entry.name.startsWith(SPOOL_PREFIX)) continue;
+    const path = join(directory, entry.name);
+    const owner = await readFile(join(path, OWNER_FILE), 'utf8').then((text) => Number(text.trim()), () => undefined);
+    const abandoned = owner === undefined ? Date.now() - (await stat(path)).mtimeMs > UNOWNED_GRACE_MS : owner !== process.pid && !isRunning(owner);
+    if (!abandoned) continue;
+    await rm(path, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+/** Whether a process with this pid runs on this machine (signal 0 checks without signalling). */
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user
+    return (error as { code?: unknown }).code === 'EPERM';
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resultRows, sql, type Database } from '@domain-index/db';
+import { adoptWorkTable, createWorkTable, dropWorkTable, forgetWorkTable } from './work-tables';
 
 type Transaction = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
 
@@ -35,6 +36,7 @@ interface IndexPlan {
  */
 export class FirstLoad {
   private constructor(
+    private readonly database: Database,
     /** The table the rows are appended to. */
     readonly table: string,
     private readonly indexes: readonly IndexPlan[],
@@ -49,7 +51,7 @@ export class FirstLoad {
    * the rows take the ordinary path. Returns undefined, having changed nothing, then. Holds
    * listings in SHARE ROW EXCLUSIVE mode, so that it stays empty until the swap.
    */
-  static async begin(tx: Transaction, kind: Database['kind']): Promise<FirstLoad | undefined> {
+  static async begin(tx: Transaction, database: Database): Promise<FirstLoad | undefined> {
     if (!(await isEmpty(tx))) return undefined;
     await tx.execute(sql`lock table listings in share row exclusive mode`);
     // another process may have loaded rows between the check and the lock
@@ -59,8 +61,13 @@ export class FirstLoad {
     // Columns, defaults, the identity, generated columns, CHECK constraints, storage and
     // comments; not the indexes (built after the rows) nor the options and statistics targets
     // (set below), which LIKE does not copy.
-    await tx.execute(
+    // A work table (work-tables.ts): a process killed before the swap leaves it behind, with a
+    // lease that lapses, and the next import drops it.
+    await createWorkTable(
+      database,
+      table,
       sql.raw(`create table "${table}" (like listings including all excluding indexes)`),
+      tx,
     );
     const options = resultRows<{ options: string | null }>(
       await tx.execute(
@@ -121,8 +128,8 @@ export class FirstLoad {
         left join pg_roles r on r.oid = a.grantee
         where c.oid = 'listings'::regclass and a.grantee <> c.relowner`),
     ).map((row) => row.grant);
-    if (kind === 'postgres') await raiseMaintenanceMemory(tx);
-    return new FirstLoad(table, plans, grants);
+    if (database.kind === 'postgres') await raiseMaintenanceMemory(tx);
+    return new FirstLoad(database, table, plans, grants);
   }
 
   /**
@@ -180,8 +187,13 @@ export class FirstLoad {
   }
 
   /** Drops the loaded table if it is still there: a failed or abandoned prepared load. */
-  async discard(database: Database): Promise<void> {
-    await database.db.execute(sql.raw(`drop table if exists "${this.table}"`));
+  /** After the transaction that created the table rolled back: nothing is left to drop. */
+  forget(): void {
+    forgetWorkTable(this.database, this.table);
+  }
+
+  async discard(): Promise<void> {
+    await dropWorkTable(this.database, this.table);
   }
 
   /**
@@ -209,6 +221,7 @@ export class FirstLoad {
         );
     }
     for (const grant of this.grants) await tx.execute(sql.raw(grant));
+    await adoptWorkTable(this.database, this.table, tx);
   }
 }
 

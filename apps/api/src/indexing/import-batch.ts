@@ -1,10 +1,11 @@
-import { sql, type Database } from '@domain-index/db';
+import type { Database } from '@domain-index/db';
 import { FeedFormatError, FeedSyntaxError, type SourceConfig } from '@domain-index/indexer';
 import type { Clock } from '../clock';
 import { createStagingTable, dropDuplicates, stageFeed, type BatchInput, type RejectedRow } from './stage-batch';
 import { refreshStatistics } from './refresh-statistics';
 import { StagedNames } from './staged-names';
 import { switchBatches } from './switch-batches';
+import { dropWorkTable } from './work-tables';
 
 export type { RejectedRow } from './stage-batch';
 
@@ -125,7 +126,9 @@ export async function importBatches(
     const seconds = Math.round((performance.now() - started) / 10) / 100;
     return staged.map(({ summary }) => ({ ...summary, seconds }));
   } finally {
-    for (const table of tables) await database.db.execute(sql.raw(`drop table if exists "${table}"`));
+    // A table that cannot be dropped now (the database went away) is left to its lapsing lease:
+    // the outcome of the batch, or its own failure, is what the caller must hear.
+    for (const table of tables) await dropWorkTable(database, table).catch(() => undefined);
   }
 }
 

@@ -11,6 +11,7 @@ import { stageRecordsPiece, type StagedRecords } from './stage-records-piece';
 import { nameHash, type StagedNames } from './staged-names';
 import { startStagingCopy, type StagingCopy } from './staging-copy';
 import { startStagingPool, type StagingPool } from './staging-pool';
+import { createWorkTable } from './work-tables';
 
 export type { RejectedRow } from './stage-item';
 
@@ -59,10 +60,13 @@ export type BatchInput =
 
 const stagingColumns = LISTING_COLUMNS.map(([name, type]) => `"${name}" ${type}`).join(', ');
 
-/** Creates an unlogged, index-free table for one batch; the caller drops it. */
+/**
+ * Creates an unlogged, index-free work table for one batch (work-tables.ts: leased, so a crash
+ * leaves nothing the next import keeps); the caller drops it with dropWorkTable.
+ */
 export async function createStagingTable(database: Database): Promise<string> {
   const table = `listing_import_${randomBytes(6).toString('hex')}`;
-  await database.db.execute(sql.raw(`create unlogged table "${table}" (line integer not null, ${stagingColumns})`));
+  await createWorkTable(database, table, sql.raw(`create unlogged table "${table}" (line integer not null, ${stagingColumns})`));
   return table;
 }
 

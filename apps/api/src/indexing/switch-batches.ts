@@ -39,20 +39,58 @@ const INDEX_BUILD_SESSIONS = 2;
  */
 export async function switchBatches(database: Database, batches: readonly StagedSource[], now: Date): Promise<SwitchCounts[]> {
   const at = now.toISOString();
+  const counts = await switchUncommitted(database, batches, at);
+  await confirmCommitted(database, batches, at);
+  return counts;
+}
+
+async function switchUncommitted(database: Database, batches: readonly StagedSource[], at: string): Promise<SwitchCounts[]> {
   // Two batches of one source must go through the upsert, the second replacing the first.
   const distinctSources = new Set(batches.map((batch) => batch.sourceId)).size === batches.length;
   if (distinctSources && database.kind === 'postgres') {
     const switched = await switchPreparedLoad(database, batches, at);
     if (switched !== undefined) return switched;
   }
-  return database.db.transaction(async (tx) => {
-    await lockSources(tx, batches);
-    const load = distinctSources ? await FirstLoad.begin(tx, database.kind) : undefined;
-    const counts: SwitchCounts[] = [];
-    for (const batch of batches) counts.push(load ? await appendSource(tx, batch, at, load.table) : await switchSource(tx, batch, at));
-    await load?.finish(tx);
-    return counts;
-  });
+  let load: FirstLoad | undefined;
+  try {
+    return await database.db.transaction(async (tx) => {
+      await lockSources(tx, batches);
+      load = distinctSources ? await FirstLoad.begin(tx, database) : undefined;
+      const counts: SwitchCounts[] = [];
+      for (const batch of batches) counts.push(load ? await appendSource(tx, batch, at, load.table) : await switchSource(tx, batch, at));
+      await load?.finish(tx);
+      return counts;
+    });
+  } catch (error) {
+    // the load's table went with the rolled-back transaction
+    load?.forget();
+    throw error;
+  }
+}
+
+/** A switch whose COMMIT did not take effect: the previous batch is still in place. */
+export class SwitchNotCommittedError extends Error {
+  override readonly name = 'SwitchNotCommittedError';
+}
+
+/**
+ * Reads back, after the COMMIT, that every batch's record is there. PostgreSQL answers COMMIT
+ * of a transaction that an error aborted with ROLLBACK and no error, and a pooler in
+ * transaction mode that is not declared (DATABASE_URL without ?pgbouncer=true) made exactly
+ * that happen: a failed named statement aborted the switch, its COMMIT "succeeded", and the
+ * import said applied while listings held nothing new. A batch is applied only when its
+ * record can be read back.
+ */
+async function confirmCommitted(database: Database, batches: readonly StagedSource[], at: string): Promise<void> {
+  const sources = [...new Set(batches.map((batch) => batch.sourceId))];
+  const found = await database.rows<{ source: string }>(sql`
+    select source from source_batches
+    where source in (${sql.join(sources.map((source) => sql`${source}`), sql`, `)}) and applied_at = ${at}::timestamptz`);
+  if (found.length !== sources.length) {
+    throw new SwitchNotCommittedError(
+      'the switch transaction did not commit (the server rolled it back); the previous batch is kept. If DATABASE_URL points at PgBouncer (or another pooler) in transaction mode, add ?pgbouncer=true to it',
+    );
+  }
 }
 
 async function lockSources(tx: Transaction, batches: readonly StagedSource[]): Promise<void> {
@@ -72,7 +110,7 @@ async function lockSources(tx: Transaction, batches: readonly StagedSource[]): P
  * listings_load_*, as it leaves its staging tables, which nothing reads.
  */
 async function switchPreparedLoad(database: Database, batches: readonly StagedSource[], at: string): Promise<SwitchCounts[] | undefined> {
-  const load = await database.db.transaction((tx) => FirstLoad.begin(tx, database.kind));
+  const load = await database.db.transaction((tx) => FirstLoad.begin(tx, database));
   if (load === undefined) return undefined;
   try {
     const counts: SwitchCounts[] = [];
@@ -85,7 +123,7 @@ async function switchPreparedLoad(database: Database, batches: readonly StagedSo
       return counts;
     });
   } finally {
-    await load.discard(database);
+    await load.discard();
   }
 }
 
