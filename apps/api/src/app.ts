@@ -16,6 +16,7 @@ import { parseQueryString } from './http/query-parser';
 import { enforceRateLimit } from './ratelimit/enforce-rate-limit';
 import type { RateLimiter } from './ratelimit/rate-limiter';
 import { rejectKeyInQuery } from './http/reject-key-in-query';
+import { requestDeadline } from './http/request-deadline';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import { revokeKeysInUrl } from './http/revoke-keys-in-url';
@@ -88,6 +89,7 @@ export function createApp(appDeps: AppDeps): Express {
   // Probes next: before the access log, the request id and everything else.
   app.use(probesRouter(deps.readiness ?? new Readiness(deps.database, { phase: 'ready' })));
   app.use(measureRequests(deps.metrics));
+  app.use(requestDeadline(deps.queryTimeoutMs));
   app.use(requestId());
   app.use(requestLog(deps.logger));
   app.use(revokeKeysInUrl(revokeLeakedKey(deps)));

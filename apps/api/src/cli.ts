@@ -2,6 +2,10 @@ import cluster from 'node:cluster';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error';
 import { checkWorkers, ConfigError, loadConfig, type Config } from './config';
+import { failureLine } from './failure-line';
+import { installLastResortHandler } from './last-resort';
+
+installLastResortHandler();
 
 // Each command's modules (and the logger) are imported when that command runs, not before:
 // `keys create` or `import` need neither Express nor the API's routes, and `--help` needs no
@@ -85,13 +89,17 @@ program
 
 program
   .command('sync')
-  .description('run every configured source on its schedule until stopped (SIGTERM/SIGINT)')
-  .action(
-    withConfig(async (config) => {
-      const { createLogger } = await modules.logger();
-      await (await modules.sync()).syncCommand(config, createLogger(config.logLevel));
-    }),
-  );
+  .description('run every configured source on its schedule until stopped (SIGTERM/SIGINT), or each once with --once')
+  .option('--once', 'sync the sources now, print one line per source and exit (0 when all applied or unchanged, 1 otherwise)')
+  .option('--source <id>', 'with --once: only this source')
+  .action(async (options: { once?: boolean; source?: string }) => {
+    if (options.source !== undefined && options.once !== true) throw new CliError('--source goes with --once (the worker syncs every source on its schedule)');
+    const config = loadConfig();
+    const { createLogger } = await modules.logger();
+    const sync = await modules.sync();
+    const logger = createLogger(config.logLevel);
+    await (options.once === true ? sync.syncOnceCommand(config, logger, options.source) : sync.syncCommand(config, logger));
+  });
 
 program
   .command('purge')
@@ -201,7 +209,7 @@ try {
     process.stderr.write(`domain-index: ${error.message}\n`);
     process.exitCode = 2;
   } else {
-    process.stderr.write(`domain-index: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`domain-index: unexpected failure: ${failureLine(error)}\n`);
     process.exitCode = 1;
   }
 }

@@ -45,3 +45,13 @@ export function withoutDeadline<T>(work: () => T): T {
 export function currentDeadline(): number | undefined {
   return scopes.getStore()?.at;
 }
+
+/** Whether a failure is a deadline that passed, however wrapped (Drizzle keeps the driver's error as `cause`). */
+export function isDeadlineExceeded(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    if (current instanceof DeadlineExceededError) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -6,6 +6,8 @@ import type { Config } from '../config';
 import { head, openFeedInput, type FeedBytes, type OpenedFeed } from '../feeds/feed-input';
 import { importBatch, rejectedSummary, unreadableFeedReason } from '../indexing/import-batch';
 import { recordSync } from '../indexing/record-sync';
+import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
+import { failureLine } from '../failure-line';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
@@ -23,8 +25,8 @@ export interface ImportCommandOptions {
 /**
  * `domain-index import --source ID FILE|-`: one sync batch from a file or stdin, read as the
  * source reads its feed (its profile, or the feed format), gzip and zip recognised by their
- * first bytes. Exit code 0 when applied, 1 when the batch was rejected (the index keeps the
- * previous batch).
+ * first bytes. Exit code 0 when applied, 1 when the batch was rejected or failed (the index
+ * keeps the previous batch either way).
  */
 export async function importCommand(config: Config, file: string, options: ImportCommandOptions): Promise<void> {
   const sources = loadSources(config.sourcesFile);
@@ -48,6 +50,8 @@ export async function importCommand(config: Config, file: string, options: Impor
   }
   const database = await openMigratedDatabase(config);
   try {
+    const leftovers = describeLeftovers(await removeLeftovers(database));
+    if (leftovers !== undefined) process.stderr.write(`${leftovers}\n`);
     // a zip is read from its central directory: its progress is counted in rows, not bytes
     const progress = zipped ? createProgress(`importing ${source.id}`, undefined, 'rows') : createProgress(`importing ${source.id}`, size, 'bytes');
     let bytes = 0;
@@ -60,37 +64,47 @@ export async function importCommand(config: Config, file: string, options: Impor
     });
     const from: FeedBytes = zipped ? { path: file } : { stream: (file === '-' ? process.stdin : createReadStream(file)).pipe(counter) };
     const startedAt = new Date();
-    let opened: OpenedFeed;
     try {
-      opened = await openFeedInput(source, from, { now: new Date(), ...(format !== undefined && { format }) });
-    } catch (error) {
-      // an archive that cannot be opened is a rejected batch, as a feed unreadable further in is
-      const reason = unreadableFeedReason(error);
-      if (reason === undefined) throw error;
+      let opened: OpenedFeed;
+      try {
+        opened = await openFeedInput(source, from, { now: new Date(), ...(format !== undefined && { format }) });
+      } catch (error) {
+        // an archive that cannot be opened is a rejected batch, as a feed unreadable further in is
+        const reason = unreadableFeedReason(error);
+        if (reason === undefined) throw error;
+        progress.stop();
+        const rejected = rejectedSummary(source.id, reason);
+        await recordSync(database, source.id, startedAt, new Date(), 'rejected', rejected);
+        process.stdout.write(`${formatSummary(rejected)}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      let printed = 0;
+      const summary = await importBatch({
+        database,
+        source,
+        ...('records' in opened ? { records: opened.records, parallel: true } : { input: opened.input, format: opened.format }),
+        clock: systemClock,
+        onRejected: (row) => {
+          if (printed < PRINTED_REJECTIONS) process.stderr.write(`line ${row.line}: ${row.reason}\n`);
+          printed += 1;
+        },
+        ...(zipped && { onProgress: (rows: number) => progress.update(rows) }),
+      }).finally(() => opened.close());
       progress.stop();
-      const rejected = rejectedSummary(source.id, reason);
-      await recordSync(database, source.id, startedAt, new Date(), 'rejected', rejected);
-      process.stdout.write(`${formatSummary(rejected)}\n`);
+      if (printed > PRINTED_REJECTIONS) process.stderr.write(`... and ${printed - PRINTED_REJECTIONS} more rejected lines\n`);
+      await recordSync(database, source.id, startedAt, new Date(), summary.outcome, summary);
+      process.stdout.write(`${formatSummary(summary)}\n`);
+      if (summary.outcome === 'rejected') process.exitCode = 1;
+    } catch (error) {
+      // Not the feed's fault (the database failed, the switch did not commit): a failed batch,
+      // recorded as a sync's would be, the previous batch kept.
+      progress.stop();
+      const reason = failureLine(error);
+      await recordSync(database, source.id, startedAt, new Date(), 'failed', { reason }).catch(() => undefined);
+      process.stdout.write(`${source.id}: FAILED, previous batch kept: ${reason}\n`);
       process.exitCode = 1;
-      return;
     }
-    let printed = 0;
-    const summary = await importBatch({
-      database,
-      source,
-      ...('records' in opened ? { records: opened.records, parallel: true } : { input: opened.input, format: opened.format }),
-      clock: systemClock,
-      onRejected: (row) => {
-        if (printed < PRINTED_REJECTIONS) process.stderr.write(`line ${row.line}: ${row.reason}\n`);
-        printed += 1;
-      },
-      ...(zipped && { onProgress: (rows: number) => progress.update(rows) }),
-    }).finally(() => opened.close());
-    progress.stop();
-    if (printed > PRINTED_REJECTIONS) process.stderr.write(`... and ${printed - PRINTED_REJECTIONS} more rejected lines\n`);
-    await recordSync(database, source.id, startedAt, new Date(), summary.outcome, summary);
-    process.stdout.write(`${formatSummary(summary)}\n`);
-    if (summary.outcome === 'rejected') process.exitCode = 1;
   } finally {
     await database.close();
   }

@@ -1,9 +1,22 @@
 import type { Config } from '../config';
-import { openMigratedDatabase } from '../runtime';
+import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
+import { describeDatabase, openAndMigrate } from '../runtime';
 
-/** Applies pending migrations and exits. */
+/**
+ * `domain-index migrate`: applies pending migrations, says which (or that none was pending),
+ * and removes what an interrupted import left behind.
+ */
 export async function migrate(config: Config): Promise<void> {
-  const database = await openMigratedDatabase(config);
-  await database.close();
-  process.stdout.write(`migrations applied (${database.kind})\n`);
+  const { database, applied } = await openAndMigrate(config);
+  try {
+    process.stdout.write(
+      applied.length === 0
+        ? `no migration pending; the ${describeDatabase(config)} is up to date\n`
+        : `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} to the ${describeDatabase(config)}: ${applied.join(', ')}\n`,
+    );
+    const leftovers = describeLeftovers(await removeLeftovers(database));
+    if (leftovers !== undefined) process.stdout.write(`${leftovers}\n`);
+  } finally {
+    await database.close();
+  }
 }

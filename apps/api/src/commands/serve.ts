@@ -27,6 +27,7 @@ import { openAdmin, ownMetrics, stopAdminServer } from '../ops/admin-server';
 import { Health } from '../ops/health';
 import { processRegistry } from '../ops/process-registry';
 import { openProbeDatabase } from '../ops/probe-database';
+import { registerPoolMetrics } from '../ops/pool-metrics';
 import { USAGE_FLUSH_MS } from '../usage/usage-recorder';
 import { openReadNodes } from '../replicas/open-read-nodes';
 import type { ReadNodes } from '../replicas/read-nodes';
@@ -77,6 +78,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   try {
     const opened = await openReadNodes(config, database, metrics, logger);
     reads = opened;
+    registerPoolMetrics(registry, () => opened.pools());
     if (opened instanceof ReplicaRouter) health.alsoReport(() => opened.healthChecks());
     if (config.databaseUrl === undefined && (await database.db.$count(listings)) === 0) {
       process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);

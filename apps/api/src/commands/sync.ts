@@ -11,6 +11,11 @@ import { processRegistry } from '../ops/process-registry';
 import { openProbeDatabase } from '../ops/probe-database';
 import { Readiness } from '../ops/readiness';
 import { SyncMetrics } from '../ops/sync-metrics';
+import { registerPoolMetrics } from '../ops/pool-metrics';
+import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
+import { syncSource, type SyncResult } from '../indexing/sync-source';
+import { CliError } from '../cli-error';
+import { formatSummary } from './summary';
 
 /** `domain-index sync`: the long-running worker; stops after the batch in flight on SIGTERM/SIGINT. */
 export async function syncCommand(config: Config, logger: Logger): Promise<void> {
@@ -24,10 +29,18 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
   let database: Database;
   try {
     database = await openMigratedDatabase(config);
+    const pool = database;
+    registerPoolMetrics(registry, () => [{ node: 'primary', database: pool }]);
     await metrics.initialise(database, sources);
   } catch (error) {
     await stopAdminServer(admin);
     throw error;
+  }
+  try {
+    const leftovers = describeLeftovers(await removeLeftovers(database));
+    if (leftovers !== undefined) logger.info({ removed: leftovers }, leftovers);
+  } catch (error) {
+    logger.warn({ err: error }, 'could not look for what interrupted imports left behind; the next start tries again');
   }
   // an import keeps the pool busy for minutes: the probes have a connection of their own
   const probe = await openProbeDatabase(config.databaseUrl, database);
@@ -60,5 +73,46 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
     await database.close();
     await stopAdminServer(admin);
     logger.flush();
+  }
+}
+
+/**
+ * `domain-index sync --once [--source ID]`: syncs the chosen sources (all by default) now, one
+ * after the other, prints one line per source and exits 0 when every one was applied or found
+ * unchanged, 1 otherwise (rejected, failed, or skipped because a worker was syncing it).
+ */
+export async function syncOnceCommand(config: Config, logger: Logger, only: string | undefined): Promise<void> {
+  const configured = loadSources(config.sourcesFile);
+  const chosen = only === undefined ? configured : configured.filter((source) => source.id === only.toLowerCase());
+  if (chosen.length === 0) throw new CliError(`unknown source ${only ?? ''}; configured: ${configured.map((source) => source.id).join(', ')}`);
+  const database = await openMigratedDatabase(config);
+  try {
+    const leftovers = describeLeftovers(await removeLeftovers(database));
+    if (leftovers !== undefined) process.stderr.write(`${leftovers}\n`);
+    let allGood = true;
+    for (const source of chosen) {
+      const result = await syncSource(source, { database, clock: systemClock, logger });
+      process.stdout.write(`${syncLine(source.id, result)}\n`);
+      if (result.status !== 'applied' && result.status !== 'unchanged') allGood = false;
+    }
+    if (!allGood) process.exitCode = 1;
+  } finally {
+    await database.close();
+    logger.flush();
+  }
+}
+
+/** One line for a source's sync, in the words of `import`'s summary. */
+function syncLine(sourceId: string, result: SyncResult): string {
+  switch (result.status) {
+    case 'applied':
+    case 'rejected':
+      return formatSummary(result.summary);
+    case 'unchanged':
+      return `${sourceId}: unchanged: ${result.reason}`;
+    case 'failed':
+      return `${sourceId}: FAILED after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'}, previous batch kept: ${result.reason}`;
+    case 'skipped':
+      return `${sourceId}: SKIPPED: another worker is syncing it`;
   }
 }

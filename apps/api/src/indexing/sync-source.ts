@@ -41,9 +41,12 @@ export async function syncSource(source: SourceConfig, options: SyncSourceOption
     options.logger.info({ source: source.id }, 'sync skipped: another worker is syncing this source');
     return { status: 'skipped', reason: 'another worker holds the lock' };
   }
+  if (lock.lost !== undefined) {
+    // The batch still switched under its own per-source lock; only the "one worker per source" promise lapsed.
+    options.logger.warn({ source: source.id, err: lock.lost }, "the source's sync lock was lost while it ran (its connection closed); another worker may have synced it too");
+  }
   return lock.value;
 }
-
 
 /**
  * One attempt: fetch (conditionally, with the validators of the batch in the index), skip an

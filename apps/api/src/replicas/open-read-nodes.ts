@@ -22,7 +22,12 @@ export async function openReadNodes(
   // The same statement timeout as the primary's pool: a search is cancelled past it anywhere.
   const replicas = await Promise.all(
     config.replicaUrls.map((url) =>
-      openDatabase({ databaseUrl: url, statementTimeoutMs: config.queryTimeoutMs }),
+      openDatabase({
+        databaseUrl: url,
+        statementTimeoutMs: config.queryTimeoutMs,
+        connectTimeoutMs: config.databaseConnectTimeoutMs,
+        idleTimeoutMs: config.databaseIdleTimeoutMs,
+      }),
     ),
   );
   const router = new ReplicaRouter(primary, replicas, metrics, logger, {

@@ -1,5 +1,6 @@
 import type { Database } from '@domain-index/db';
 import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
+import type { NamedPool } from '../ops/pool-metrics';
 
 /**
  * Where the API's read statements run (searches, counts, lookups, key checks, plans, stats).
@@ -14,6 +15,8 @@ export interface ReadNodes {
   read<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T>;
   /** A read that must see every committed write: on the primary, timed like the others. */
   readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T>;
+  /** Every node's pool, named as the metrics name the node: for the pool gauges. */
+  pools(): NamedPool[];
   close(): Promise<void>;
 }
 
@@ -35,6 +38,10 @@ export class PrimaryReads implements ReadNodes {
 
   readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
     return this.read(kind, run);
+  }
+
+  pools(): NamedPool[] {
+    return [{ node: 'primary', database: this.primary }];
   }
 
   async close(): Promise<void> {

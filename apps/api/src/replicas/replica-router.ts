@@ -1,7 +1,8 @@
-import { classifyDatabaseFailure, sql, type Database } from '@domain-index/db';
+import { classifyDatabaseFailure, isDeadlineExceeded, sql, type Database } from '@domain-index/db';
 import type { Logger } from '../logger';
 import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
 import type { HealthCheck } from '../ops/health';
+import type { NamedPool } from '../ops/pool-metrics';
 import type { ReadNodes } from './read-nodes';
 import { lastRecordEnd, parseLsn, WalHistory } from './wal-history';
 
@@ -167,6 +168,10 @@ export class ReplicaRouter implements ReadNodes {
 
   readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
     return this.metrics.timeQuery(kind, 'primary', () => run(this.primary));
+  }
+
+  pools(): NamedPool[] {
+    return [{ node: 'primary', database: this.primary }, ...this.replicas.map((replica) => ({ node: replica.name, database: replica.database }))];
   }
 
   /** One health check per replica, for the admin listener's /health. */
@@ -347,6 +352,8 @@ export class ReplicaRouter implements ReadNodes {
  * anywhere.
  */
 function nodeFailure(error: unknown): boolean {
+  // a request's deadline passing is the request's budget running out, like a statement timeout
+  if (isDeadlineExceeded(error)) return false;
   const failure = classifyDatabaseFailure(error);
   return failure.kind === 'unavailable' && failure.sqlstate !== STATEMENT_TIMEOUT;
 }

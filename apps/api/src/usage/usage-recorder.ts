@@ -1,4 +1,4 @@
-import { keyUsage, sql, type Database } from '@domain-index/db';
+import { keyUsage, sql, withoutDeadline, type Database } from '@domain-index/db';
 import type { Logger } from '../logger';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { usageHourOf } from './usage-hour';
@@ -40,10 +40,14 @@ export class UsageRecorder {
 
   private armTimer(): void {
     if (this.closed) return;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.flushEveryMs).unref();
+    // Armed on a request's path, the timer would carry that request's deadline (long passed by
+    // the time it fires) into every flush: it runs outside any deadline instead.
+    this.timer ??= withoutDeadline(() =>
+      setTimeout(() => {
+        this.timer = undefined;
+        void this.flush();
+      }, this.flushEveryMs).unref(),
+    );
   }
 
   /** Adds the counts so far to the table, once every write already running has finished. */
