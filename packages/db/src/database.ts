@@ -120,10 +120,12 @@ function openPostgres(rawUrl: string, options: DatabaseOptions): Database {
   const driverClient = postgres(url, {
     max: options.maxConnections ?? 10,
     onnotice: () => undefined,
-    // Through a transaction-mode pooler each statement may reach another server connection: a
-    // statement prepared by name on one is unknown on the next (and a failed Bind inside a
-    // transaction made its COMMIT roll back silently), so every statement is sent unnamed.
-    ...(pooled && { prepare: false }),
+    // Statements are sent unnamed unless a hot path asks (RenderedStatement.prepare, never
+    // through a pooler). Through a transaction-mode pooler each statement may reach another
+    // server connection, where a statement prepared by name on the first is unknown: a failed
+    // Bind inside a transaction aborted it, and its COMMIT (a named statement by the driver's
+    // default) then rolled it back silently. Unnamed, a transaction is safe through any pooler.
+    prepare: false,
     connect_timeout: (options.connectTimeoutMs ?? 10_000) / 1000,
     idle_timeout: (options.idleTimeoutMs ?? 30_000) / 1000,
     // Seconds before reconnecting after failed attempts. The driver's default grows to 20 s, so

@@ -1,5 +1,5 @@
 import { queryErrorToApiError } from '@domain-index/contract';
-import { classifyDatabaseFailure } from '@domain-index/db';
+import { classifyDatabaseFailure, poolerMisconfiguration } from '@domain-index/db';
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { RequestValidationError } from '@ts-rest/express';
 import type { Logger } from '../logger';
@@ -50,6 +50,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 function logDefect(logger: Logger, cause: unknown, req: Request, res: Response): void {
   const params = Object.keys(req.query);
   const failure = classifyDatabaseFailure(cause);
+  const pooler = poolerMisconfiguration(cause);
+  if (pooler !== undefined) {
+    // not a statement of ours at fault but the deployment: the line names the fix
+    logger.error({ sqlstate: failure.sqlstate, requestId: res.locals.requestId, path: req.path }, pooler);
+    return;
+  }
   if (failure.sqlstate !== undefined) {
     const { sqlstate, routine, message } = failure;
     logger.error({ sqlstate, routine, params, requestId: res.locals.requestId, path: req.path }, `the database refused a statement we built: ${message}`);

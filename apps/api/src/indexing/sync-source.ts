@@ -8,6 +8,7 @@ import { FeedFetchError } from '../feeds/fetch-error';
 import { redact, secretsOf } from '../feeds/request';
 import { currentValidators, fingerprintOf } from '../feeds/validators';
 import type { Logger } from '../logger';
+import { failureLine } from '../failure-line';
 import { importBatch, rejectedSummary, unreadableFeedReason, type ImportSummary } from './import-batch';
 import { recordSync } from './record-sync';
 
@@ -120,7 +121,8 @@ async function syncLocked(source: SourceConfig, options: SyncSourceOptions): Pro
       const result = await attemptSync(source, options, startedAt);
       return { ...result, attempts: attempt };
     } catch (error) {
-      lastReason = redact(error instanceof Error ? error.message : String(error), secrets);
+      // one line, never a statement or its parameter values (the feed's rows)
+      lastReason = redact(failureLine(error), secrets);
       const retryable = !(error instanceof FeedFetchError) || error.retryable;
       logger.warn({ source: source.id, attempt, maxAttempts, retryable, reason: lastReason }, 'sync attempt failed');
       if (!retryable || attempt === maxAttempts || options.signal?.aborted === true) break;

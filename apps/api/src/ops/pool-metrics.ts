@@ -27,6 +27,8 @@ export function registerPoolMetrics(registry: Registry, pools: () => readonly Na
     help: 'Connections of each database pool, by state: in_use (running statements or holding a transaction), idle, connecting.',
     labelNames: ['node', 'state'],
     registers: [registry],
+    // with WORKERS, each worker has pools of its own: the primary reports their sum
+    aggregator: 'sum',
     collect() {
       this.reset();
       each(({ node }, stats) => {
@@ -41,6 +43,7 @@ export function registerPoolMetrics(registry: Registry, pools: () => readonly Na
     help: 'Statements (or transactions) waiting for a connection of each database pool.',
     labelNames: ['node'],
     registers: [registry],
+    aggregator: 'sum',
     collect() {
       this.reset();
       each(({ node }, stats) => this.set({ node }, stats.waiting));
@@ -51,6 +54,7 @@ export function registerPoolMetrics(registry: Registry, pools: () => readonly Na
     help: 'The most connections each database pool opens.',
     labelNames: ['node'],
     registers: [registry],
+    aggregator: 'sum',
     collect() {
       this.reset();
       each(({ node }, stats) => this.set({ node }, stats.max));
