@@ -5,14 +5,18 @@ import { currentDeadline, DeadlineExceededError } from './deadline';
 interface DriverQuery {
   /** Set once the query was handed to a connection (its backend's pid and secret). */
   state?: unknown;
-  /** Removes a queued query, or asks the server to cancel a sent one (a CancelRequest). */
-  cancel(): Promise<unknown>;
+  /**
+   * Removes a queued query, or asks the server to cancel a sent one (a CancelRequest). Called
+   * directly rather than through `cancel()`, which drops the promise it returns: a CancelRequest
+   * that cannot connect (the server or pooler is the thing that is stalled) rejected it unhandled.
+   */
+  canceller: ((query: DriverQuery) => Promise<unknown>) | null;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
 function isDriverQuery(value: unknown): value is DriverQuery {
-  return value instanceof Promise && typeof (value as Partial<DriverQuery>).cancel === 'function' && typeof (value as Partial<DriverQuery>).reject === 'function';
+  return value instanceof Promise && 'canceller' in value && typeof (value as Partial<DriverQuery>).reject === 'function';
 }
 
 /**
@@ -60,7 +64,9 @@ function bound<Q>(made: Q): Q {
   const timer = setTimeout(() => {
     if (settled) return;
     query.reject(new DeadlineExceededError());
-    query.cancel().catch(() => undefined);
+    const { canceller } = query;
+    query.canceller = null;
+    canceller?.(query).catch(() => undefined);
   }, remaining);
   query.resolve = (value) => {
     settled = true;
