@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql, type Database } from '@domain-index/db';
-import { readFeed, type FeedItem, type SourceConfig } from '@domain-index/indexer';
+import { FeedSyntaxError, readFeed, type FeedItem, type SourceConfig } from '@domain-index/indexer';
 import { copyRow } from './copy-rows';
 import { LISTING_COLUMNS } from './listing-columns';
 import { countLines, piecesOfLines } from './pieces-of-lines';
@@ -14,6 +14,9 @@ import { startStagingPool, type StagingPool } from './staging-pool';
 import { createWorkTable } from './work-tables';
 
 export type { RejectedRow } from './stage-item';
+
+/** The reason stageItem gives a JSONL line that does not parse. */
+const INVALID_JSON = 'invalid JSON';
 
 /** Rows sent to the staging table at a time, on the record-by-record path. */
 const CHUNK_ROWS = 2_000;
@@ -236,10 +239,14 @@ async function stageJsonl(
   let pool: StagingPool | undefined;
   /** Pieces being staged, in feed order, with their line counts: at most two per worker and one of this thread's. */
   const staging: { staged: Promise<StagedPiece>; lines: number }[] = [];
+  /** The feed's last line, when the last piece does not end with a line break: a cut-off feed ends that way. */
+  let unterminatedLine: number | undefined;
+  let lastLineInvalid = false;
   const take = async ({ staged, lines }: (typeof staging)[number]) => {
     const piece = await staged;
     // Every later piece was numbered from this count: a disagreement would misnumber them all.
     if (piece.lines !== lines) throw new Error(`a piece of ${lines} lines was staged as ${piece.lines}`);
+    lastLineInvalid = unterminatedLine !== undefined && piece.rejected.some((row) => row.line === unterminatedLine && row.reason === INVALID_JSON);
     for (const row of piece.rejected) reject(row);
     rowsRead += piece.items;
     names?.add(piece.names);
@@ -250,6 +257,8 @@ async function stageJsonl(
       const firstLine = nextLine;
       const lines = countLines(piece);
       nextLine += lines;
+      const last = piece[piece.byteLength - 1];
+      unterminatedLine = last === 0x0a || last === 0x0d ? undefined : nextLine - 1;
       bytesRead += piece.byteLength;
       if (pool === undefined && options.workers > 0 && bytesRead > options.workersAfterBytes) {
         pool = startStagingPool(source, options.workers);
@@ -263,6 +272,12 @@ async function stageJsonl(
       while (staging.length > 2 * (pool?.size ?? 0) + 1) await take(staging.shift()!);
     }
     while (staging.length > 0) await take(staging.shift()!);
+    // A last line that is not JSON and not ended by a line break is a record cut off in the
+    // middle: the download or the file was truncated, and the rows after it are missing. One
+    // bad row would not reject the batch, and the index would lose every listing past the cut.
+    if (lastLineInvalid && unterminatedLine !== undefined) {
+      throw new FeedSyntaxError(unterminatedLine, 'the feed ends in the middle of a line: it was cut off (a truncated download or file)');
+    }
     return rowsRead;
   } finally {
     await pool?.close();

@@ -56,6 +56,10 @@ function streamingCopy(open: () => Promise<Writable>, onProgress?: (rowsRead: nu
       const flushed = stream.write(rows, () => onProgress?.(rowsReadSoFar));
       // A failure ends the stream without a 'drain': whichever comes first.
       sent = flushed ? Promise.resolve() : Promise.race([once(stream, 'drain'), stored]);
+      // awaited by the next add() or finish(); an abort() meanwhile destroys the stream, which
+      // rejects the wait for 'drain' with nobody awaiting it: an unhandled rejection that ended
+      // the process. The failure itself is observed through `stored`.
+      sent.catch(() => undefined);
     },
     async finish() {
       if (opening === undefined) return;

@@ -114,6 +114,12 @@ export async function* readDelimited(
     const expected = names.length;
     const extra = record.slice(expected);
     if (layout.header ? record.length !== expected : extra.some((value) => value.trim() !== '')) {
+      // Only the file's last record can lack its line break: short and unterminated, it was cut
+      // off (a truncated download or file), and every record after the cut is missing. As one
+      // bad row it would not reject the batch, and the index would lose them all.
+      if (record.length < expected && !TRAILING_DELIMITER.test(raw)) {
+        throw new FeedSyntaxError(line, 'the feed ends in the middle of a record: it was cut off (a truncated download or file)');
+      }
       return { line, error: `wrong column count: expected ${expected}, got ${record.length}` };
     }
     const item: Record<string, unknown> = {};
@@ -154,6 +160,7 @@ export async function* readDelimited(
     }
     announce();
   } catch (error) {
+    if (error instanceof FeedSyntaxError) throw error;
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code === 'string' && (code.startsWith('CSV_') || code === 'INVALID_OPENING_QUOTE')) {
       const message = SYNTAX_MESSAGES[code] ?? (error as Error).message;

@@ -1,0 +1,64 @@
+import { openDatabase, type Database } from '@domain-index/db';
+import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
+import { until } from './support/processes';
+import { startApi, type RunningApi } from './support/start-api';
+import { startStallingProxy, type StallingProxy } from './support/stalling-proxy';
+
+const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+
+/** The API's query budget here: every endpoint must answer within it plus 1 s. */
+const QUERY_TIMEOUT_MS = 1_500;
+const PATHS = ['/api/v1/domains', '/api/v1/domains?status=all&search=co', '/api/v1/domains/multi.com', '/api/v1/stats'];
+const SERVICE_FAULTS = ['query_failed', 'key_lookup_unavailable', 'plan_lookup_unavailable'];
+
+describe.skipIf(postgres.skip)('PostgreSQL that accepts connections and never answers', () => {
+  let test: TestDatabase;
+  let proxy: StallingProxy;
+  let database: Database;
+  let api: RunningApi;
+
+  beforeAll(async () => {
+    test = await createTestDatabase('postgres');
+    await buildFixtureIndex(test.database);
+    const target = new URL(test.url!);
+    proxy = await startStallingProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const through = new URL(test.url!);
+    through.port = String(proxy.port);
+    // the pool `serve` opens, through the proxy: statement timeout, connect and idle timeouts
+    database = await openDatabase({ databaseUrl: through.toString(), statementTimeoutMs: QUERY_TIMEOUT_MS, connectTimeoutMs: 2_000, idleTimeoutMs: 30_000 });
+    api = await startApi('postgres', { test, clock: fixtureClock, sources: FIXTURE_SOURCES, overrides: { database, queryTimeoutMs: QUERY_TIMEOUT_MS } });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await database?.close();
+    await proxy?.close();
+    await test?.dispose();
+  });
+
+  it('answers every endpoint 503 with Retry-After within QUERY_TIMEOUT_MS + 1 s, open connections and new ones alike, and 200 within 5 s of the database answering again', async () => {
+    for (const path of PATHS) expect((await api.get(path)).status, path).toBe(200);
+    proxy.stall();
+    // two rounds: the first waits on the pool's open connections, the second also on new ones
+    for (const round of [1, 2]) {
+      const answers = await Promise.all(
+        PATHS.map(async (path) => {
+          const started = performance.now();
+          const response = await api.get(path);
+          return { path, round, status: response.status, retryAfter: response.headers.get('retry-after'), code: ((await response.json()) as { error?: { code: string } }).error?.code, ms: performance.now() - started };
+        }),
+      );
+      for (const answer of answers) {
+        expect(answer.status, `${answer.path} (round ${round})`).toBe(503);
+        expect(answer.retryAfter).toMatch(/^\d+$/);
+        expect(SERVICE_FAULTS).toContain(answer.code);
+        expect(answer.ms, `${answer.path} (round ${round})`).toBeLessThan(QUERY_TIMEOUT_MS + 1_000);
+      }
+    }
+    proxy.resume();
+    const resumed = performance.now();
+    await until('every endpoint answers 200 again', async () => (await Promise.all(PATHS.map(async (path) => (await api.get(path)).status))).every((status) => status === 200), 5_000);
+    expect(performance.now() - resumed).toBeLessThan(5_000);
+  });
+});
