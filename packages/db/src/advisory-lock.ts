@@ -63,11 +63,13 @@ export async function withAdvisoryLock<T>(
     await ended;
     return { acquired: false };
   }
+  let value: T;
   try {
-    const value = await work();
-    return { acquired: true, value, ...(lost !== undefined && { lost }) };
+    value = await work();
   } finally {
     release();
     await ended;
   }
+  // read once the lock's transaction has ended: its COMMIT fails if the connection was lost
+  return { acquired: true, value, ...(lost !== undefined && { lost }) };
 }

@@ -5,6 +5,8 @@ import { currentDeadline, DeadlineExceededError } from './deadline';
 interface DriverQuery {
   /** Set once the query was handed to a connection (its backend's pid and secret). */
   state?: unknown;
+  /** Whether its connection is running it now (not queued behind another of its statements). */
+  active: boolean;
   /**
    * Removes a queued query, or asks the server to cancel a sent one (a CancelRequest). Called
    * directly rather than through `cancel()`, which drops the promise it returns: a CancelRequest
@@ -63,9 +65,12 @@ function bound<Q>(made: Q): Q {
   const { resolve, reject } = query;
   const timer = setTimeout(() => {
     if (settled) return;
-    query.reject(new DeadlineExceededError());
-    const { canceller } = query;
+    const { canceller, active } = query;
     query.canceller = null;
+    query.reject(new DeadlineExceededError());
+    // postgres.js marks a rejected query inactive, and would then only note a cancel for later
+    // instead of sending it: the canceller must see it as it was, running on its backend
+    query.active = active;
     canceller?.(query).catch(() => undefined);
   }, remaining);
   query.resolve = (value) => {

@@ -1,0 +1,109 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { openDatabase, type Database } from './database';
+import { classifyDatabaseFailure } from './failures';
+import { isDeadlineExceeded, withDeadline, withoutDeadline } from './deadline';
+import { createTestDatabase, testEngines, type TestDatabase } from './testing';
+
+const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+
+/** A server that accepts TCP connections and never says a word: a stalled database. */
+async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function elapsed<T>(work: () => Promise<T>): Promise<{ ms: number; error: unknown }> {
+  const started = performance.now();
+  try {
+    await work();
+    return { ms: performance.now() - started, error: undefined };
+  } catch (error) {
+    return { ms: performance.now() - started, error };
+  }
+}
+
+describe.skipIf(postgres.skip)('deadlines on PostgreSQL statements', () => {
+  let test: TestDatabase;
+  let database: Database;
+  beforeAll(async () => {
+    test = await createTestDatabase('postgres');
+    database = await openDatabase({ databaseUrl: test.url, maxConnections: 2 });
+  });
+  afterAll(async () => {
+    await database.close();
+    await test.dispose();
+  });
+
+  it('abandons a running statement at its deadline and cancels it on the server', async () => {
+    const { ms, error } = await elapsed(() => withDeadline(300, () => database.rows(sql`select pg_sleep(30), 'deadline-probe' as tag`)));
+    expect(isDeadlineExceeded(error)).toBe(true);
+    expect(classifyDatabaseFailure(error).kind).toBe('unavailable');
+    expect(ms).toBeLessThan(2_000);
+    // the server is not left running it
+    const running = async () => (await test.database.rows<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where query like '%deadline-probe%' and state = 'active' and pid <> pg_backend_pid()`))[0]!.n;
+    for (let i = 0; i < 50 && (await running()) > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await running()).toBe(0);
+  });
+
+  it('bounds a transaction, its statements and the wait for its connection', async () => {
+    const { error } = await elapsed(() => withDeadline(300, () => database.db.transaction(async (tx) => tx.execute(sql`select pg_sleep(30)`))));
+    expect(isDeadlineExceeded(error)).toBe(true);
+    // the pool is whole afterwards: both connections serve
+    expect(await Promise.all([database.rows(sql`select 1 as one`), database.rows(sql`select 2 as two`)])).toEqual([[{ one: 1 }], [{ two: 2 }]]);
+  });
+
+  it('refuses at once a statement made after the deadline, and leaves work outside any deadline alone', async () => {
+    const late = await elapsed(() => withDeadline(50, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return database.rows(sql`select 1`);
+    }));
+    expect(isDeadlineExceeded(late.error)).toBe(true);
+    const free = await withDeadline(50, () => withoutDeadline(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return database.rows<{ one: number }>(sql`select 1 as one`);
+    }));
+    expect(free).toEqual([{ one: 1 }]);
+  });
+
+  it('gives up on a server that accepts and never answers at the deadline, not at the connect timeout, and recovers its pool', async () => {
+    const silent = await silentServer();
+    const stalled = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${silent.port}/x`, maxConnections: 1, connectTimeoutMs: 60_000 });
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        const { ms, error } = await elapsed(() => withDeadline(300, () => stalled.rows(sql`select 1`)));
+        expect(isDeadlineExceeded(error)).toBe(true);
+        expect(ms).toBeLessThan(1_500);
+      }
+    } finally {
+      await silent.close();
+      await stalled.close();
+    }
+  });
+});
+
+describe('database URLs', () => {
+  it('reads ?pgbouncer=true off the URL and keeps every other parameter', async () => {
+    const { parseDatabaseUrl, pgbouncerParameterProblem } = await import('./database-url');
+    expect(parseDatabaseUrl('postgres://u:p@h:6432/db?pgbouncer=true&sslmode=require')).toEqual({ url: 'postgres://u:p@h:6432/db?sslmode=require', pooled: true });
+    expect(parseDatabaseUrl('postgres://u@h/db?pgbouncer=false')).toEqual({ url: 'postgres://u@h/db', pooled: false });
+    expect(parseDatabaseUrl('postgres://u@h/db')).toEqual({ url: 'postgres://u@h/db', pooled: false });
+    expect(pgbouncerParameterProblem('postgres://u@h/db?pgbouncer=yes')).toBe('has pgbouncer=yes; it must be true or false');
+    expect(pgbouncerParameterProblem('postgres://u@h/db?pgbouncer=true&pgbouncer=true')).toBe('gives pgbouncer more than once');
+    expect(() => parseDatabaseUrl('postgres://u@h/db?pgbouncer=1')).toThrow('the database URL has pgbouncer=1; it must be true or false');
+  });
+});
