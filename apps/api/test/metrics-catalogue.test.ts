@@ -7,6 +7,8 @@ import { parse as parseYaml } from 'yaml';
 import { ApiMetrics } from '../src/ops/api-metrics';
 import { Readiness, readinessRegistry } from '../src/ops/readiness';
 import { SyncMetrics } from '../src/ops/sync-metrics';
+import { registerPoolMetrics } from '../src/ops/pool-metrics';
+import { openDatabase } from '@domain-index/db';
 import { parseExposition } from './support/prometheus';
 
 const repoFile = (path: string) =>
@@ -27,7 +29,11 @@ async function exposedNames(): Promise<Set<string>> {
   sync.lastOutcome.set({ source: 'a', outcome: 'failed' }, 1);
   sync.consecutiveFailures.set({ source: 'a' }, 1);
   sync.nextDue.set({ source: 'a' }, 3601);
+  // a real pool, never connected (postgres.js connects on its first statement): its gauges have series
+  const pool = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/unused' });
+  registerPoolMetrics(registry, () => [{ node: 'primary', database: pool }]);
   const text = `${await registry.metrics()}${await readinessRegistry(new Readiness(undefined)).metrics()}`;
+  await pool.close();
   return new Set(parseExposition(text).map((series) => series.name));
 }
 
@@ -36,6 +42,7 @@ async function ownFamilies(): Promise<Set<string>> {
   const registry = new Registry();
   new ApiMetrics(registry);
   new SyncMetrics(registry);
+  registerPoolMetrics(registry, () => []);
   const readiness = readinessRegistry(new Readiness(undefined));
   return new Set([...(await registry.getMetricsAsJSON()), ...(await readiness.getMetricsAsJSON())].map((metric) => metric.name));
 }
@@ -73,6 +80,7 @@ describe('the metrics catalogue', () => {
       'DomainIndexBatchRejected',
       'DomainIndexHighServerErrorRate',
       'DomainIndexRateLimitBackendUnavailable',
+      'DomainIndexDbPoolSaturated',
     ]);
     for (const rule of rules) {
       expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);

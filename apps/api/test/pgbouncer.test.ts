@@ -54,7 +54,7 @@ describe.skipIf(skipped)('through PgBouncer in transaction mode (?pgbouncer=true
     const first = await runCli(['migrate'], env);
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
-    expect(first.stdout).toMatch(/^applied \d+ migrations to the PostgreSQL at 127\.0\.0\.1:\d+\/api: 0000_init, .*0012_work_tables/);
+    expect(first.stdout).toMatch(/^applied \d+ migrations to the PostgreSQL at 127\.0\.0\.1:\d+\/api: 0000_init, .*0013_work_tables/);
     const second = await runCli(['migrate'], env);
     expect(second.stdout).toBe(`no migration pending; the PostgreSQL at 127.0.0.1:${pooler.port}/api is up to date\n`);
   });
