@@ -26,6 +26,8 @@ import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
+import { eventsRoute } from './routes/events';
+import { EventCursorCodec } from './events/event-cursor';
 import { CursorCodec } from './search/cursor';
 import { argon2Passwords } from './accounts/passwords';
 import type { DashboardDeps } from './dashboard/dashboard-deps';
@@ -47,6 +49,8 @@ export interface AppDeps {
   sources: readonly SourceConfig[];
   countBudgetMs: number;
   queryTimeoutMs: number;
+  /** How long the change feed keeps events (EVENT_RETENTION_DAYS): named in a 410's message. */
+  eventRetentionDays?: number | undefined;
   /** Signs search cursors; shared by every instance (see search/cursor-secret.ts). */
   cursorSecret: Buffer;
   /** Per-key request counting: in-process, or Redis shared by every instance. */
@@ -102,6 +106,7 @@ export function createApp(appDeps: AppDeps): Express {
   const router = s.router(contract, {
     searchDomains: searchRoute(deps, new CursorCodec(deps.cursorSecret)),
     getDomain: lookupRoute(deps),
+    listEvents: eventsRoute(deps, new EventCursorCodec(deps.cursorSecret)),
     getStats: statsRoute(deps),
   });
   createExpressEndpoints(contract, router, app, {

@@ -52,6 +52,7 @@ const envSchema = z.object({
   SHUTDOWN_DELAY_MS: wholeNumber(0, 600_000).optional(),
   KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('65000'),
   RETENTION_DAYS: wholeNumber(0, 3650).default('3'),
+  EVENT_RETENTION_DAYS: wholeNumber(1, 365).default('14'),
   SOURCES_FILE: z.string().optional(),
   WORKERS: wholeNumber(1, 64).default('1'),
   PUBLIC_URL: z
@@ -142,6 +143,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Days after its end time that a listing is purged. */
   retentionDays: number;
+  /** Days the change feed keeps its events (whole UTC days are dropped). */
+  eventRetentionDays: number;
   /** A JSON file of marketplaces replacing the built-in five. */
   sourcesFile: string | undefined;
   /** API processes `serve` runs on this machine, sharing its port (commands/serve-workers.ts). */
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS ?? (e.DATABASE_URL === undefined ? 0 : 5_000),
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
     sourcesFile: e.SOURCES_FILE,
     workers: e.WORKERS,
     publicUrl: (e.PUBLIC_URL ?? `http://${linkHost}:${e.PORT}`).replace(/\/$/, ''),

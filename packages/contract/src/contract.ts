@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { lookupEnvelopeSchema, listEnvelopeSchema, statsEnvelopeSchema } from './envelopes';
 import { errorEnvelopeSchema } from './errors';
+import { eventListEnvelopeSchema, eventQuerySchema } from './events';
 import { noParamsSchema, searchQuerySchema } from './search-params';
 import { PATH_PREFIX } from './texts';
 
@@ -13,12 +14,13 @@ const errorResponses = {
   401: errorEnvelopeSchema,
   404: errorEnvelopeSchema,
   405: errorEnvelopeSchema,
+  410: errorEnvelopeSchema,
   429: errorEnvelopeSchema,
   500: errorEnvelopeSchema,
   503: errorEnvelopeSchema,
 } as const;
 
-/** The v1 API: three read-only endpoints under /api/v1. */
+/** The v1 API under /api/v1. */
 export const contract = c.router(
   {
     searchDomains: {
@@ -41,6 +43,15 @@ export const contract = c.router(
       summary: 'Look one listed domain up',
       description:
         'One listing, chosen deterministically when several marketplaces list the name: not ended first; then auction, available, dropping; then the most recently checked.',
+    },
+    listEvents: {
+      method: 'GET',
+      path: '/events',
+      query: eventQuerySchema,
+      responses: { 200: eventListEnvelopeSchema },
+      summary: 'What changed: the change feed',
+      description:
+        'Events of the index in commit order (listings added, updated, removed, ending soon, ended; a source loaded), filtered like a search, paged with a cursor to store. Poll it: every page carries the cursor to resume from, empty pages included. Events are kept EVENT_RETENTION_DAYS (14 by default); an older cursor answers 410 cursor_expired.',
     },
     getStats: {
       method: 'GET',

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 /**
  * Every error code the API returns, with its HTTP status. The spec's table plus the three
- * additions of decisions.md (`not_found`, `method_not_allowed`, `internal_error`); a client
- * must handle exactly these.
+ * additions of decisions.md (`not_found`, `method_not_allowed`, `internal_error`) and the change
+ * feed's `cursor_expired` (a cursor older than the events kept); a client must handle exactly these.
  */
 export const ERROR_STATUS = {
   api_key_in_query: 400,
@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   domain_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
+  cursor_expired: 410,
   rate_limited: 429,
   internal_error: 500,
   key_lookup_unavailable: 503,

@@ -7,9 +7,12 @@ import {
   statsEnvelopeSchema,
 } from './envelopes';
 import { errorEnvelopeSchema } from './errors';
+import { eventListEnvelopeSchema, eventSchema } from './events';
 import {
   DOMAIN_EXAMPLE,
   ERROR_EXAMPLES,
+  EVENT_EXAMPLE,
+  EVENT_LIST_EXAMPLE,
   LIST_EXAMPLE,
   LOOKUP_EXAMPLE,
   META_EXAMPLE,
@@ -83,6 +86,16 @@ export const OPENAPI_COMPONENTS = {
     schema: statsEnvelopeSchema,
     description: 'The answer of the stats endpoint.',
     example: STATS_EXAMPLE,
+  }),
+  Event: entry({
+    schema: eventSchema,
+    description: 'One change of the index: what happened, when, and the listing it happened to.',
+    example: EVENT_EXAMPLE,
+  }),
+  EventListEnvelope: entry({
+    schema: eventListEnvelopeSchema,
+    description: 'One page of the change feed, with the cursor to resume from (never null).',
+    example: EVENT_LIST_EXAMPLE,
   }),
   Error: entry({
     schema: errorEnvelopeSchema.shape.error,

@@ -1,6 +1,7 @@
 import type { Domain } from './domain';
 import type { ListEnvelope, LookupEnvelope, StatsEnvelope } from './envelopes';
 import type { ApiErrorBody, ErrorCode } from './errors';
+import type { Event, EventListEnvelope } from './events';
 import type { SearchParams } from './search-params';
 import { API_VERSION, COUNTS_NOTE, INDEX_SCORE_CAVEAT } from './texts';
 
@@ -169,6 +170,11 @@ export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { co
       'no endpoint at /api/v1/domain; see /api/v1/domains, /api/v1/domains/{domain} and /api/v1/stats',
   },
   method_not_allowed: { code: 'method_not_allowed', message: 'POST is not allowed here; use GET' },
+  cursor_expired: {
+    code: 'cursor_expired',
+    message:
+      'the cursor points before the oldest event kept (events are kept 14 days); start again without after, or with after=now',
+  },
   rate_limited: {
     code: 'rate_limited',
     message: 'this key has used its 1000 requests of the current window; retry after 1260 s',
@@ -228,4 +234,29 @@ export const SEARCH_PARAMETER_EXAMPLES: {
 /** The values of path parameters, by name. */
 export const PATH_PARAMETER_EXAMPLES: Readonly<Record<string, string>> = {
   domain: DOMAIN_EXAMPLE.domain_name,
+};
+
+/** A change-feed cursor: opaque to callers, to be stored and passed back as `after`. */
+export const EVENT_CURSOR_EXAMPLE = 'eyJpZCI6MTg0MjI3fQ.V1bCKk4bgT0oQz5mFeP0xw';
+
+/** A price move, as the change feed reports it. */
+export const EVENT_EXAMPLE: Event = {
+  object: 'event',
+  id: 'evt_184227',
+  type: 'listing.updated',
+  created: '2026-11-20T18:00:04.512Z',
+  source: 'bidhaus',
+  data: {
+    object: DOMAIN_EXAMPLE,
+    previous_attributes: { current_bid: 1100, bid_count: 6, updated_at: '2026-11-20T17:00:03.977Z' },
+    listings_loaded: null,
+  },
+};
+
+/** A page of the change feed. */
+export const EVENT_LIST_EXAMPLE: EventListEnvelope = {
+  object: 'list',
+  data: [EVENT_EXAMPLE],
+  pagination: { page_size: 50, next_cursor: EVENT_CURSOR_EXAMPLE, has_more: false },
+  meta: META_EXAMPLE,
 };

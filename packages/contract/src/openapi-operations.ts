@@ -3,6 +3,7 @@ import type { Contract } from './contract';
 /** The groups of operations on /docs, with what each is for. */
 export const OPENAPI_TAGS = {
   Domains: 'Search the listed domains and look one up.',
+  Events: 'What changed: listings added, updated, removed, ending soon and ended, in commit order, filtered like a search.',
   Statistics: 'Index-wide counts: how many listings, by status and by marketplace.',
 } as const;
 
@@ -62,6 +63,36 @@ try {
   if (error instanceof NotFoundError) console.log('not listed right now');
   else throw error;
 }
+`,
+  },
+  listEvents: {
+    tag: 'Events',
+    ok: 'A page of events and the cursor to resume from',
+    parameterExamples: { after: 'now', type: 'listing.added,listing.updated', limit: 100 },
+    sampleQuery: { type: 'listing.added', tld: 'ai', max_price: '500', no_hyphens: 'true' },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+// New .ai names under $500 without hyphens, from the oldest event kept; store the cursor of
+// each page to resume there after a restart, without gaps or repeats
+let cursor: string | undefined;
+for await (const page of client.events.pages({ type: ['listing.added'], tld: 'ai', max_price: 500, no_hyphens: true }, { maxPages: 3 })) {
+  for (const event of page.data) console.log(event.type, event.data.object?.domain_name);
+  cursor = page.next_cursor;
+}
+
+// Or keep polling until stopped: every 30 s when caught up, backing off on failures
+const stop = new AbortController();
+setTimeout(() => stop.abort(), 1_000);
+await client.events.watch({ after: cursor ?? 'now', type: ['listing.updated'] }, {
+  signal: stop.signal,
+  intervalMs: 30_000,
+  onEvents: (events, nextCursor) => {
+    for (const event of events) console.log(event.data.previous_attributes, event.data.object?.current_bid);
+    cursor = nextCursor;
+  },
+});
 `,
   },
   getStats: {

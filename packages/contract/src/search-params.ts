@@ -74,7 +74,10 @@ export function cleanSearchTerm(term: string): string {
 const searchTerms = fromQuery(
   z
     .string({ invalid_type_error: 'must be text' })
-    .max(SEARCH_LIMITS.searchMaxLength, `must be at most ${SEARCH_LIMITS.searchMaxLength} characters`)
+    .max(
+      SEARCH_LIMITS.searchMaxLength,
+      `must be at most ${SEARCH_LIMITS.searchMaxLength} characters`,
+    )
     .transform((value, ctx) => {
       const terms: string[] = [];
       for (const raw of value.split(/\s+/)) {
@@ -103,7 +106,8 @@ const searchTerms = fromQuery(
 /** `all` means no filter (not a value named all). */
 const allMeansAny = (value: string | undefined) => (value === 'all' ? undefined : value);
 
-const searchFields = {
+/** The listing filters a search and the change feed share, validated the same way. */
+export const listingFilterFields = {
   search: searchTerms.describe(
     'Substring match on the domain name. Split on whitespace; every term must match, in any order. Each term needs at least 2 characters after removing characters that cannot occur in a host name; at most 5 distinct terms.',
   ),
@@ -122,8 +126,12 @@ const searchFields = {
   max_length: integer(1, 63).describe('Maximum length of the brand part'),
   no_hyphens: boolean().describe('Exclude names whose brand part has a hyphen'),
   no_numbers: boolean().describe('Exclude names whose brand part has a digit'),
-  min_score: decimal(0, 100).describe('Lower bound of index_score, a whole number: 40.5 keeps 41 and up'),
-  max_score: decimal(0, 100).describe('Upper bound of index_score, a whole number: 37.2 keeps 37 and down'),
+  min_score: decimal(0, 100).describe(
+    'Lower bound of index_score, a whole number: 40.5 keeps 41 and up',
+  ),
+  max_score: decimal(0, 100).describe(
+    'Upper bound of index_score, a whole number: 37.2 keeps 37 and down',
+  ),
   min_dr: decimal(0, 100).describe('Lower bound of seoa_dr; above 0 also excludes unknown DR'),
   max_dr: decimal(0, 100).describe('Upper bound of seoa_dr; excludes unknown DR'),
   min_tf: decimal(0, 100).describe('Lower bound of seob_tf; above 0 also excludes unknown TF'),
@@ -140,6 +148,10 @@ const searchFields = {
   ending_within: integer(SEARCH_LIMITS.endingWithinMin, SEARCH_LIMITS.endingWithinMax).describe(
     'Only auctions ending within this many hours; `status` must be omitted or `auction`',
   ),
+};
+
+const searchFields = {
+  ...listingFilterFields,
   sort: oneOf(SORT_FIELDS).describe('Sort field; default index_score (length for status=dropping)'),
   order: oneOf(SORT_ORDERS).describe(
     'Sort direction; default asc for domain_name, length, auction_end_time and desc for the rest',
@@ -170,26 +182,42 @@ const RANGE_PAIRS = [
 export const searchQuerySchema = z
   .object(searchFields)
   .strict()
-  .superRefine((query, ctx) => {
-    for (const [lower, upper] of RANGE_PAIRS) {
-      const low = query[lower];
-      const high = query[upper];
-      if (low !== undefined && high !== undefined && low > high) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: [upper],
-          message: `must be greater than or equal to ${lower}`,
-        });
-      }
-    }
-    if (query.ending_within !== undefined && query.status !== undefined && query.status !== 'auction') {
+  .superRefine((query, ctx) => checkFilterRules(query, ctx));
+
+/**
+ * The cross-parameter rules of decisions.md over the listing filters: a lower bound above its
+ * upper bound names the upper one; `ending_within` goes with running auctions only.
+ */
+export function checkFilterRules(
+  query: { [K in (typeof RANGE_PAIRS)[number][number]]?: number | undefined } & {
+    status?: string | undefined;
+    ending_within?: number | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  for (const [lower, upper] of RANGE_PAIRS) {
+    const low = query[lower];
+    const high = query[upper];
+    if (low !== undefined && high !== undefined && low > high) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
-        path: ['ending_within'],
-        message: `applies to running auctions only; it cannot be combined with status=${query.status}`,
+        path: [upper],
+        message: `must be greater than or equal to ${lower}`,
       });
     }
-  });
+  }
+  if (
+    query.ending_within !== undefined &&
+    query.status !== undefined &&
+    query.status !== 'auction'
+  ) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['ending_within'],
+      message: `applies to running auctions only; it cannot be combined with status=${query.status}`,
+    });
+  }
+}
 
 /** Search parameters as a caller passes them (numbers and booleans typed). */
 export type SearchParams = z.input<typeof searchQuerySchema>;

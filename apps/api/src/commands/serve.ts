@@ -105,6 +105,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       sources,
       countBudgetMs: config.countBudgetMs,
       queryTimeoutMs: config.queryTimeoutMs,
+      eventRetentionDays: config.eventRetentionDays,
       cursorSecret: await loadCursorSecret(database),
       rateLimiter,
       usage,

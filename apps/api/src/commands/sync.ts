@@ -14,6 +14,7 @@ import { SyncMetrics } from '../ops/sync-metrics';
 import { registerPoolMetrics } from '../ops/pool-metrics';
 import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
 import { syncSource, type SyncResult } from '../indexing/sync-source';
+import { EventHousekeeping } from '../events/event-housekeeping';
 import { CliError } from '../cli-error';
 import { formatSummary } from './summary';
 
@@ -63,6 +64,7 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
       retentionDays: config.retentionDays,
       signal: stop.signal,
       metrics,
+      events: new EventHousekeeping(database, systemClock, logger, { retentionDays: config.eventRetentionDays }),
       onStarted: () => {
         readiness.markReady();
       },

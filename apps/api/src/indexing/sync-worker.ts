@@ -4,6 +4,7 @@ import type { SourceConfig } from '@domain-index/indexer';
 import { purgeEnded } from './purge';
 import { syncSource, type SyncSourceOptions } from './sync-source';
 import type { SyncMetrics } from '../ops/sync-metrics';
+import type { EventHousekeeping } from '../events/event-housekeeping';
 
 export interface SyncWorkerOptions extends SyncSourceOptions {
   sources: readonly SourceConfig[];
@@ -16,6 +17,8 @@ export interface SyncWorkerOptions extends SyncSourceOptions {
   metrics?: SyncMetrics;
   /** Called once the schedule is read and the first syncs are about to run. */
   onStarted?: () => void;
+  /** The change feed's time-driven events and retention, run between syncs. */
+  events?: EventHousekeeping;
 }
 
 /** The loop wakes at least this often, to refresh the metrics' view of every source's state. */
@@ -46,6 +49,7 @@ export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
   logger.info({ sources: options.sources.map((source) => source.id) }, 'sync worker started');
   options.onStarted?.();
   while (!signal.aborted) {
+    await options.events?.tick();
     const now = clock.now().getTime();
     if (now >= nextPurge) {
       try {
@@ -60,7 +64,7 @@ export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
     const next = [...due.entries()].sort((a, b) => a[1] - b[1])[0];
     if (next === undefined) break;
     const [sourceId, at] = next;
-    const wait = Math.min(at, nextPurge) - clock.now().getTime();
+    const wait = Math.min(at, nextPurge, options.events?.nextDue ?? Infinity) - clock.now().getTime();
     if (wait > 0) {
       await refreshMetrics();
       await sleep(Math.min(wait, MAX_SLEEP_MS), undefined, { signal }).catch(() => undefined);

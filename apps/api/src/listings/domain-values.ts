@@ -12,44 +12,62 @@ const isoText = (value: AnyPgColumn | SQL) => sql`to_char(${value} at time zone 
  */
 const asNumber = (column: AnyPgColumn) => sql`${column}::float8`;
 
-/** What each public field is selected as: the very value the response carries. */
-const EXPRESSIONS: Record<keyof Domain, AnyPgColumn | SQL> = {
-  domain_name: listings.domainName,
-  tld: listings.tld,
-  status: listings.status,
-  source: listings.source,
-  length: listings.length,
-  has_hyphens: listings.hasHyphens,
-  has_numbers: listings.hasNumbers,
-  word_count: listings.wordCount,
-  index_score: listings.indexScore,
-  current_bid: asNumber(listings.currentBid),
-  start_price: asNumber(listings.startPrice),
-  buy_now_price: asNumber(listings.buyNowPrice),
-  bid_count: listings.bidCount,
-  auction_end_time: isoText(listings.auctionEndTime),
-  auction_type: listings.auctionType,
-  marketplace_url: listings.marketplaceUrl,
-  extensions_taken: listings.extensionsTaken,
-  domain_age: listings.domainAge,
-  valuation: asNumber(listings.valuation),
-  spam_risk: listings.spamRisk,
-  seoa_dr: listings.seoaDr,
-  seoa_backlinks: asNumber(listings.seoaBacklinks),
-  seob_tf: listings.seobTf,
-  seob_cf: listings.seobCf,
-  seob_backlinks: asNumber(listings.seobBacklinks),
-  seoc_authority: listings.seocAuthority,
-  seoc_backlinks: asNumber(listings.seocBacklinks),
-  keyword_search_volume: listings.keywordSearchVolume,
-  open_rank: listings.openRank,
-  rankinga_ranking: listings.rankingaRanking,
-  rankingb_ranking: listings.rankingbRanking,
-  last_sold_price: asNumber(listings.lastSoldPrice),
-  last_sold_year: listings.lastSoldYear,
-  last_checked_at: isoText(lastCheckedAt),
-  updated_at: isoText(listings.updatedAt),
-};
+/** The columns of a listing's public fields, by their names in `listings` (the change feed's table has them too). */
+type DomainColumns = Record<
+  | 'domainName' | 'tld' | 'status' | 'source' | 'length' | 'hasHyphens' | 'hasNumbers' | 'wordCount' | 'indexScore' | 'currentBid'
+  | 'startPrice' | 'buyNowPrice' | 'bidCount' | 'auctionEndTime' | 'auctionType' | 'marketplaceUrl' | 'extensionsTaken' | 'domainAge'
+  | 'valuation' | 'spamRisk' | 'seoaDr' | 'seoaBacklinks' | 'seobTf' | 'seobCf' | 'seobBacklinks' | 'seocAuthority' | 'seocBacklinks'
+  | 'keywordSearchVolume' | 'openRank' | 'rankingaRanking' | 'rankingbRanking' | 'lastSoldPrice' | 'lastSoldYear' | 'updatedAt',
+  AnyPgColumn
+>;
+
+/** What each public field is selected as, over `table`: the very value the response carries. */
+export function domainExpressions(table: DomainColumns, checkedAt: AnyPgColumn | SQL): Record<keyof Domain, AnyPgColumn | SQL> {
+  return {
+    domain_name: table.domainName,
+    tld: table.tld,
+    status: table.status,
+    source: table.source,
+    length: table.length,
+    has_hyphens: table.hasHyphens,
+    has_numbers: table.hasNumbers,
+    word_count: table.wordCount,
+    index_score: table.indexScore,
+    current_bid: asNumber(table.currentBid),
+    start_price: asNumber(table.startPrice),
+    buy_now_price: asNumber(table.buyNowPrice),
+    bid_count: table.bidCount,
+    auction_end_time: isoText(table.auctionEndTime),
+    auction_type: table.auctionType,
+    marketplace_url: table.marketplaceUrl,
+    extensions_taken: table.extensionsTaken,
+    domain_age: table.domainAge,
+    valuation: asNumber(table.valuation),
+    spam_risk: table.spamRisk,
+    seoa_dr: table.seoaDr,
+    seoa_backlinks: asNumber(table.seoaBacklinks),
+    seob_tf: table.seobTf,
+    seob_cf: table.seobCf,
+    seob_backlinks: asNumber(table.seobBacklinks),
+    seoc_authority: table.seocAuthority,
+    seoc_backlinks: asNumber(table.seocBacklinks),
+    keyword_search_volume: table.keywordSearchVolume,
+    open_rank: table.openRank,
+    rankinga_ranking: table.rankingaRanking,
+    rankingb_ranking: table.rankingbRanking,
+    last_sold_price: asNumber(table.lastSoldPrice),
+    last_sold_year: table.lastSoldYear,
+    last_checked_at: isoText(checkedAt),
+    updated_at: isoText(table.updatedAt),
+  };
+}
+
+const EXPRESSIONS = domainExpressions(listings, lastCheckedAt);
+
+/** The 35 fields in wire order over `table`, as one select-list fragment (see DOMAIN_COLUMNS). */
+export function domainSelectList(expressions: Record<keyof Domain, AnyPgColumn | SQL>): SQL {
+  return sql.join(DOMAIN_FIELDS.map((field) => sql`${expressions[field]}`), sql`, `);
+}
 
 /**
  * The select list of a domain object: the 35 fields in wire order, as one fragment rendered
@@ -58,7 +76,7 @@ const EXPRESSIONS: Record<keyof Domain, AnyPgColumn | SQL> = {
  * any per-column conversion; the drivers' own parsing of int, float, bool and text is all
  * there is. Internal columns are never selected.
  */
-export const DOMAIN_COLUMNS = prerendered(sql.join(DOMAIN_FIELDS.map((field) => sql`${EXPRESSIONS[field]}`), sql`, `));
+export const DOMAIN_COLUMNS = prerendered(domainSelectList(EXPRESSIONS));
 
 /** How many leading values of a row make its domain object; a statement's own columns follow. */
 export const DOMAIN_WIDTH = DOMAIN_FIELDS.length;

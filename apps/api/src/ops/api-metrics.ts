@@ -16,6 +16,7 @@ export const STATEMENT_KINDS = [
   'key_touch',
   'plans',
   'stats',
+  'events_page',
   'usage_flush',
 ] as const;
 

@@ -10,3 +10,5 @@ export * from './audit-events';
 export * from './key-usage';
 export * from './sessions';
 export * from './work-tables';
+export * from './listing-events';
+export * from './event-log';
