@@ -32,6 +32,8 @@ import { USAGE_FLUSH_MS } from '../usage/usage-recorder';
 import { openReadNodes } from '../replicas/open-read-nodes';
 import type { ReadNodes } from '../replicas/read-nodes';
 import { ReplicaRouter } from '../replicas/replica-router';
+import { BackgroundLoop } from '../background/background-loop';
+import { EventHousekeeping } from '../events/event-housekeeping';
 
 /** Listings seeded on the first start of the embedded default, so a laptop has data to search. */
 export const DEMO_ROWS = 20_000;
@@ -68,10 +70,14 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const usage = new UsageRecorder(database, logger, USAGE_FLUSH_MS, metrics);
   let server: Server;
   let reads: ReadNodes | undefined;
+  // The embedded start has no `sync` worker beside it: its own process does the worker's
+  // background work, so the demo's change feed gets its time-driven events too.
+  const events = new EventHousekeeping(database, systemClock, logger, { retentionDays: config.eventRetentionDays });
+  const background = config.databaseUrl === undefined ? new BackgroundLoop([{ name: 'events', run: () => events.tick() }], logger) : undefined;
   // Everything opened, closed in this order on a failed start and on shutdown (the usage
   // counts still in memory are written before the pool closes).
   const closeAll = async () => {
-    await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), health.close(), reads?.close(), probe.close()]);
+    await Promise.allSettled([background?.stop(), rateLimiter?.close(), signInLimiter?.close(), usage.close(), health.close(), reads?.close(), probe.close()]);
     await database.close();
     await stopAdminServer(admin);
   };
@@ -117,6 +123,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       publicUrl: config.configuredPublicUrl,
     });
     server = await listen(app, config);
+    background?.start();
     readiness.markReady();
   } catch (error) {
     // An open pool or limiter would keep the process alive with nothing to serve (and a

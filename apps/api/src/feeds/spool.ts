@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { processRuns } from '../process-runs';
 
 /** A download written to a temporary file, with the SHA-256 of its bytes. */
 export interface Spooled {
@@ -61,24 +62,12 @@ export async function removeAbandonedSpools(directory = tmpdir()): Promise<numbe
     if (!entry.isDirectory() || !entry.name.startsWith(SPOOL_PREFIX)) continue;
     const path = join(directory, entry.name);
     const owner = await readFile(join(path, OWNER_FILE), 'utf8').then((text) => Number(text.trim()), () => undefined);
-    const abandoned = owner === undefined ? Date.now() - (await stat(path)).mtimeMs > UNOWNED_GRACE_MS : owner !== process.pid && !isRunning(owner);
+    const abandoned = owner === undefined ? Date.now() - (await stat(path)).mtimeMs > UNOWNED_GRACE_MS : owner !== process.pid && !processRuns(owner);
     if (!abandoned) continue;
     await rm(path, { recursive: true, force: true });
     removed += 1;
   }
   return removed;
-}
-
-/** Whether a process with this pid runs on this machine (signal 0 checks without signalling). */
-function isRunning(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user
-    return (error as { code?: unknown }).code === 'EPERM';
-  }
 }
 
 /**

@@ -1,4 +1,6 @@
+import { hostname } from 'node:os';
 import { sql, type Database, type SQL } from '@domain-index/db';
+import { processRuns } from '../process-runs';
 
 /** A work table's lease: how long its process vouches for it without renewing. */
 const LEASE_SECONDS = 600;
@@ -56,7 +58,9 @@ function holdingsOf(database: Database): Holdings {
 export async function createWorkTable(database: Database, name: string, create: SQL, tx?: Executor): Promise<void> {
   const register = async (executor: Executor) => {
     await executor.execute(create);
-    await executor.execute(sql`insert into work_tables (name, lease_until) values (${name}, now() + make_interval(secs => ${LEASE_SECONDS}))`);
+    await executor.execute(
+      sql`insert into work_tables (name, lease_until, owner_host, owner_pid) values (${name}, now() + make_interval(secs => ${LEASE_SECONDS}), ${hostname()}, ${process.pid})`,
+    );
   };
   if (tx !== undefined) await register(tx);
   else await database.db.transaction(register);
@@ -94,12 +98,17 @@ export function forgetWorkTable(database: Database, name: string): void {
  * names. Safe to run beside running imports: a live import's tables have a current lease.
  */
 export async function dropAbandonedWorkTables(database: Database): Promise<string[]> {
-  const abandoned = await database.rows<{ name: string }>(sql`
-    select c.relname as name from pg_class c
+  const candidates = await database.rows<{ name: string; owner_host: string | null; owner_pid: number | null; leased: boolean }>(sql`
+    select c.relname as name, w.owner_host, w.owner_pid, coalesce(w.lease_until > now(), false) as leased
+    from pg_class c left join work_tables w on w.name = c.relname
     where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
       and (c.relname like 'listing\\_import\\_%' or c.relname like 'listings\\_load\\_%')
-      and not exists (select 1 from work_tables w where w.name = c.relname and w.lease_until > now())
     order by c.relname`);
+  // A lease still running is taken at its word, except for a process of this machine that is
+  // gone: a killed import's tables go at the very next start, not ten minutes later.
+  const abandoned = candidates.filter(
+    (table) => !table.leased || (table.owner_host === hostname() && table.owner_pid !== null && table.owner_pid !== process.pid && !processRuns(table.owner_pid)),
+  );
   for (const { name } of abandoned) {
     await database.db.transaction(async (tx) => {
       await tx.execute(sql.raw(`drop table if exists "${name.replace(/"/g, '""')}"`));

@@ -1,4 +1,4 @@
-import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * The tables an import works in while it runs (staging tables `listing_import_*`, a first
@@ -11,4 +11,10 @@ export const workTables = pgTable('work_tables', {
   name: text('name').primaryKey(),
   /** Until when the owner vouches for it; renewed while the owner runs. */
   leaseUntil: timestamp('lease_until', { withTimezone: true, precision: 3, mode: 'date' }).notNull(),
+  /**
+   * The machine and process that made it: a later start on the same machine drops it at once when
+   * that process is gone (a killed import's rerun), without waiting for the lease to run out.
+   */
+  ownerHost: text('owner_host'),
+  ownerPid: integer('owner_pid'),
 });
