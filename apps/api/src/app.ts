@@ -1,4 +1,4 @@
-import { contract } from '@domain-index/contract';
+import { contract, PATH_PREFIX } from '@domain-index/contract';
 import type { Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
@@ -26,6 +26,11 @@ import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
+import { alertRoutes } from './routes/alerts';
+import { alertDeliveryRoutes } from './routes/alert-deliveries';
+import { AlertContext, type AlertSettings } from './alerts/alert-deps';
+import { jsonBody } from './http/json-body';
+import { UNSUBSCRIBE_PATH, unsubscribeRouter } from './alerts/unsubscribe-router';
 import { eventsRoute } from './routes/events';
 import { EventCursorCodec } from './events/event-cursor';
 import { CursorCodec } from './search/cursor';
@@ -49,6 +54,8 @@ export interface AppDeps {
   sources: readonly SourceConfig[];
   countBudgetMs: number;
   queryTimeoutMs: number;
+  /** The alerts' secret box, webhook allow-list and whether email digests can be sent. */
+  alerts?: AlertSettings | undefined;
   /** How long the change feed keeps events (EVENT_RETENTION_DAYS): named in a 410's message. */
   eventRetentionDays?: number | undefined;
   /** Signs search cursors; shared by every instance (see search/cursor-secret.ts). */
@@ -101,12 +108,17 @@ export function createApp(appDeps: AppDeps): Express {
   if (deps.usage !== undefined) app.use(countUsage(deps.usage, deps.clock));
   if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, ...deps.dashboard }));
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
+  app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));
+  app.use(PATH_PREFIX, ...jsonBody());
 
+  const alertContext = new AlertContext(deps.database, deps.alerts);
   const s = initServer();
   const router = s.router(contract, {
     searchDomains: searchRoute(deps, new CursorCodec(deps.cursorSecret)),
     getDomain: lookupRoute(deps),
     listEvents: eventsRoute(deps, new EventCursorCodec(deps.cursorSecret)),
+    ...alertRoutes(deps, alertContext),
+    ...alertDeliveryRoutes(deps),
     getStats: statsRoute(deps),
   });
   createExpressEndpoints(contract, router, app, {
@@ -125,7 +137,7 @@ export function createApp(appDeps: AppDeps): Express {
     },
   });
 
-  const endpoints = Object.values(contract).map((route) => pathPattern(route.path));
+  const endpoints = Object.values(contract).map((route) => ({ pattern: pathPattern(route.path), methods: [route.method] }));
   app.use(notFoundOrMethodNotAllowed(endpoints));
   app.use(errorHandler(deps.logger));
   return app;

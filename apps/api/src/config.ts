@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 // the URL rules alone: config must not load the database drivers (the CLI's --help stays fast)
 import { pgbouncerParameterProblem } from '@domain-index/db/database-url';
 import { z } from 'zod';
+import { EMPTY_ALLOW_LIST, parseAllowedHosts, type AllowList } from './webhooks/address-rules';
+import { DEFAULT_RETRY_SCHEDULE, DISABLE_AFTER_MS, parseRetrySchedule } from './webhooks/retry-schedule';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -53,6 +55,29 @@ const envSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('65000'),
   RETENTION_DAYS: wholeNumber(0, 3650).default('3'),
   EVENT_RETENTION_DAYS: wholeNumber(1, 365).default('14'),
+  WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .transform((value, context) => {
+      const parsed = parseAllowedHosts(value);
+      if (!parsed.ok) {
+        context.addIssue({ code: 'custom', message: parsed.reason });
+        return z.NEVER;
+      }
+      return parsed.allowList;
+    })
+    .optional(),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .transform((value, context) => {
+      const parsed = parseRetrySchedule(value);
+      if (!parsed.ok) {
+        context.addIssue({ code: 'custom', message: parsed.reason });
+        return z.NEVER;
+      }
+      return parsed.schedule;
+    })
+    .optional(),
+  WEBHOOK_DISABLE_AFTER_SECONDS: wholeNumber(1, 30 * 86_400).default(String(DISABLE_AFTER_MS / 1000)),
   SOURCES_FILE: z.string().optional(),
   WORKERS: wholeNumber(1, 64).default('1'),
   PUBLIC_URL: z
@@ -145,6 +170,12 @@ export interface Config {
   retentionDays: number;
   /** Days the change feed keeps its events (whole UTC days are dropped). */
   eventRetentionDays: number;
+  /** Hosts and ranges a webhook may reach though the address rules refuse them (WEBHOOK_ALLOWED_HOSTS). */
+  webhookAllowList: AllowList;
+  /** Seconds before each attempt of a webhook message, the first included (WEBHOOK_RETRY_SCHEDULE). */
+  webhookRetrySchedule: readonly number[];
+  /** A webhook whose every attempt has failed this long is disabled. */
+  webhookDisableAfterMs: number;
   /** A JSON file of marketplaces replacing the built-in five. */
   sourcesFile: string | undefined;
   /** API processes `serve` runs on this machine, sharing its port (commands/serve-workers.ts). */
@@ -239,6 +270,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    webhookAllowList: e.WEBHOOK_ALLOWED_HOSTS ?? EMPTY_ALLOW_LIST,
+    webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
+    webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
     sourcesFile: e.SOURCES_FILE,
     workers: e.WORKERS,
     publicUrl: (e.PUBLIC_URL ?? `http://${linkHost}:${e.PORT}`).replace(/\/$/, ''),

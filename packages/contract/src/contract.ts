@@ -2,6 +2,17 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { lookupEnvelopeSchema, listEnvelopeSchema, statsEnvelopeSchema } from './envelopes';
 import { errorEnvelopeSchema } from './errors';
+import {
+  alertListSchema,
+  alertSchema,
+  alertWithSecretSchema,
+  createAlertSchema,
+  deletedAlertSchema,
+  deliveryListSchema,
+  deliveryQuerySchema,
+  queuedDeliverySchema,
+  updateAlertSchema,
+} from './alerts';
 import { eventListEnvelopeSchema, eventQuerySchema } from './events';
 import { noParamsSchema, searchQuerySchema } from './search-params';
 import { PATH_PREFIX } from './texts';
@@ -12,6 +23,7 @@ const c = initContract();
 const errorResponses = {
   400: errorEnvelopeSchema,
   401: errorEnvelopeSchema,
+  403: errorEnvelopeSchema,
   404: errorEnvelopeSchema,
   405: errorEnvelopeSchema,
   410: errorEnvelopeSchema,
@@ -52,6 +64,86 @@ export const contract = c.router(
       summary: 'What changed: the change feed',
       description:
         'Events of the index in commit order (listings added, updated, removed, ending soon, ended; a source loaded), filtered like a search, paged with a cursor to store. Poll it: every page carries the cursor to resume from, empty pages included. Events are kept EVENT_RETENTION_DAYS (14 by default); an older cursor answers 410 cursor_expired.',
+    },
+    createAlert: {
+      method: 'POST',
+      path: '/alerts',
+      body: createAlertSchema,
+      responses: { 201: alertWithSecretSchema },
+      summary: 'Create an alert',
+      description:
+        'A saved change-feed query whose matching events are delivered by a signed webhook (Standard Webhooks), an email digest, or both. Alerts are the one resource a customer writes; the index itself stays read-only. The signing secret is shown in this answer only. Plans limit the number of alerts (free 2, pro 50).',
+    },
+    listAlerts: {
+      method: 'GET',
+      path: '/alerts',
+      query: noParamsSchema,
+      responses: { 200: alertListSchema },
+      summary: 'List your alerts',
+      description: "The alerts of the key's account (or of the key, when it has no account), newest first.",
+    },
+    getAlert: {
+      method: 'GET',
+      path: '/alerts/:id',
+      pathParams: z.object({ id: z.string().describe('The alert id, `alt_...`') }),
+      query: noParamsSchema,
+      responses: { 200: alertSchema },
+      summary: 'Get an alert',
+      description: 'One alert, with its latest delivery. Another owner\'s alert is 404 alert_not_found.',
+    },
+    updateAlert: {
+      method: 'PATCH',
+      path: '/alerts/:id',
+      pathParams: z.object({ id: z.string().describe('The alert id, `alt_...`') }),
+      body: updateAlertSchema,
+      responses: { 200: alertWithSecretSchema },
+      summary: 'Change an alert',
+      description: 'Its name, query, channels, or paused. Setting the webhook URL again turns a disabled webhook back on. A new query applies to events from now on. `webhook_secret` is set (once) when the alert gets its first webhook; null otherwise.',
+    },
+    deleteAlert: {
+      method: 'DELETE',
+      path: '/alerts/:id',
+      pathParams: z.object({ id: z.string().describe('The alert id, `alt_...`') }),
+      body: z.object({}).strict().optional(),
+      responses: { 200: deletedAlertSchema },
+      summary: 'Delete an alert',
+      description: 'Its messages not yet delivered are dropped.',
+    },
+    testAlert: {
+      method: 'POST',
+      path: '/alerts/:id/test',
+      pathParams: z.object({ id: z.string().describe('The alert id, `alt_...`') }),
+      body: z.object({}).strict().optional(),
+      responses: { 202: queuedDeliverySchema },
+      summary: 'Send a test webhook',
+      description: 'Queues a message of type `test` (no events) to the alert\'s webhook now; see its attempts in the deliveries.',
+    },
+    listDeliveries: {
+      method: 'GET',
+      path: '/alerts/:id/deliveries',
+      pathParams: z.object({ id: z.string().describe('The alert id, `alt_...`') }),
+      query: deliveryQuerySchema,
+      responses: { 200: deliveryListSchema },
+      summary: "An alert's webhook attempts",
+      description: 'Every attempt of the last 7 days, newest first: when, which events, the HTTP status, how long, and the first 1 KB of the answer.',
+    },
+    resendDelivery: {
+      method: 'POST',
+      path: '/alerts/:id/deliveries/:deliveryId/resend',
+      pathParams: z.object({ id: z.string().describe('The alert id, `alt_...`'), deliveryId: z.string().describe('The message id, `msg_...`') }),
+      body: z.object({}).strict().optional(),
+      responses: { 202: queuedDeliverySchema },
+      summary: 'Send a message again',
+      description: 'Queues the message again now, with the same webhook-id (a receiver that drops repeats drops it).',
+    },
+    rotateAlertSecret: {
+      method: 'POST',
+      path: '/alerts/:id/rotate-secret',
+      pathParams: z.object({ id: z.string().describe('The alert id, `alt_...`') }),
+      body: z.object({}).strict().optional(),
+      responses: { 200: alertWithSecretSchema },
+      summary: "Replace an alert's signing secret",
+      description: 'A new secret, shown in this answer only. For 24 hours every message carries signatures with both the new and the old secret.',
     },
     getStats: {
       method: 'GET',

@@ -2,8 +2,10 @@ import { z } from 'zod';
 
 /**
  * Every error code the API returns, with its HTTP status. The spec's table plus the three
- * additions of decisions.md (`not_found`, `method_not_allowed`, `internal_error`) and the change
- * feed's `cursor_expired` (a cursor older than the events kept); a client must handle exactly these.
+ * additions of decisions.md (`not_found`, `method_not_allowed`, `internal_error`), the change
+ * feed's `cursor_expired` (a cursor older than the events kept) and the alerts' `alert_not_found`,
+ * `delivery_not_found` and `alert_limit_reached` (the plan's number of alerts); a client must
+ * handle exactly these.
  */
 export const ERROR_STATUS = {
   api_key_in_query: 400,
@@ -14,6 +16,9 @@ export const ERROR_STATUS = {
   invalid_authorization_header: 401,
   invalid_api_key: 401,
   domain_not_found: 404,
+  alert_not_found: 404,
+  delivery_not_found: 404,
+  alert_limit_reached: 403,
   not_found: 404,
   method_not_allowed: 405,
   cursor_expired: 410,

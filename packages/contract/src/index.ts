@@ -1,3 +1,4 @@
+export * from './alerts';
 export * from './contract';
 export * from './domain';
 export * from './envelopes';

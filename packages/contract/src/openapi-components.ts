@@ -8,8 +8,11 @@ import {
 } from './envelopes';
 import { errorEnvelopeSchema } from './errors';
 import { eventListEnvelopeSchema, eventSchema } from './events';
+import { alertListSchema, alertSchema, alertWithSecretSchema, deletedAlertSchema, deliveryAttemptSchema, deliveryListSchema, queuedDeliverySchema } from './alerts';
 import {
+  ALERT_EXAMPLE,
   DOMAIN_EXAMPLE,
+  WEBHOOK_SECRET_EXAMPLE,
   ERROR_EXAMPLES,
   EVENT_EXAMPLE,
   EVENT_LIST_EXAMPLE,
@@ -96,6 +99,53 @@ export const OPENAPI_COMPONENTS = {
     schema: eventListEnvelopeSchema,
     description: 'One page of the change feed, with the cursor to resume from (never null).',
     example: EVENT_LIST_EXAMPLE,
+  }),
+  Alert: entry({
+    schema: alertSchema,
+    description: 'A saved change-feed query and where its matches go: a signed webhook, an email digest, or both.',
+    example: ALERT_EXAMPLE,
+    formats: { webhook_url: 'uri' },
+  }),
+  AlertWithSecret: entry({
+    schema: alertWithSecretSchema,
+    description: 'An alert as created or re-keyed, with its signing secret: shown this once.',
+    example: { ...ALERT_EXAMPLE, webhook_secret: WEBHOOK_SECRET_EXAMPLE },
+    formats: { webhook_url: 'uri' },
+  }),
+  AlertList: entry({
+    schema: alertListSchema,
+    description: 'Your alerts, newest first.',
+    example: { object: 'list', data: [ALERT_EXAMPLE] },
+  }),
+  DeletedAlert: entry({
+    schema: deletedAlertSchema,
+    description: 'The alert that was deleted.',
+    example: { object: 'alert', id: ALERT_EXAMPLE.id, deleted: true },
+  }),
+  DeliveryAttempt: entry({
+    schema: deliveryAttemptSchema,
+    description: 'One attempt to deliver a webhook message, and what the receiver answered.',
+    example: {
+      object: 'delivery_attempt',
+      delivery_id: 'msg_Zr0sQmA1bC2dE3fG4hI5jK',
+      at: '2026-11-20T18:00:05.031Z',
+      kind: 'events',
+      event_ids: ['evt_184227', 'evt_184228'],
+      http_status: 200,
+      error: null,
+      duration_ms: 84,
+      response: '{"ok":true}',
+    },
+  }),
+  DeliveryList: entry({
+    schema: deliveryListSchema,
+    description: 'A page of webhook attempts, newest first.',
+    example: { object: 'list', data: [], pagination: { next_cursor: null, has_more: false } },
+  }),
+  QueuedDelivery: entry({
+    schema: queuedDeliverySchema,
+    description: 'A webhook message queued to be sent now.',
+    example: { object: 'delivery', id: 'msg_Zr0sQmA1bC2dE3fG4hI5jK', alert_id: ALERT_EXAMPLE.id, kind: 'test', status: 'pending' },
   }),
   Error: entry({
     schema: errorEnvelopeSchema.shape.error,

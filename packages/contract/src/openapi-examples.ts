@@ -2,6 +2,7 @@ import type { Domain } from './domain';
 import type { ListEnvelope, LookupEnvelope, StatsEnvelope } from './envelopes';
 import type { ApiErrorBody, ErrorCode } from './errors';
 import type { Event, EventListEnvelope } from './events';
+import type { Alert } from './alerts';
 import type { SearchParams } from './search-params';
 import { API_VERSION, COUNTS_NOTE, INDEX_SCORE_CAVEAT } from './texts';
 
@@ -160,6 +161,12 @@ export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { co
     message: 'the Authorization header must be "Bearer <API_KEY>"',
   },
   invalid_api_key: { code: 'invalid_api_key', message: 'the API key is not valid' },
+  alert_not_found: { code: 'alert_not_found', message: 'no alert alt_7Qw2mXc9Rk4TbN1y of yours' },
+  delivery_not_found: { code: 'delivery_not_found', message: 'no message msg_9kD2cQ of alert alt_7Qw2mXc9Rk4TbN1y' },
+  alert_limit_reached: {
+    code: 'alert_limit_reached',
+    message: 'your plan (free) allows 2 alerts and you have 2: delete one, or move to a plan with more',
+  },
   domain_not_found: {
     code: 'domain_not_found',
     message: 'cloudkitchen.net is not currently listed on any supported marketplace',
@@ -234,6 +241,8 @@ export const SEARCH_PARAMETER_EXAMPLES: {
 /** The values of path parameters, by name. */
 export const PATH_PARAMETER_EXAMPLES: Readonly<Record<string, string>> = {
   domain: DOMAIN_EXAMPLE.domain_name,
+  id: 'alt_7Qw2mXc9Rk4TbN1y',
+  deliveryId: 'msg_Zr0sQmA1bC2dE3fG4hI5jK',
 };
 
 /** A change-feed cursor: opaque to callers, to be stored and passed back as `after`. */
@@ -260,3 +269,22 @@ export const EVENT_LIST_EXAMPLE: EventListEnvelope = {
   pagination: { page_size: 50, next_cursor: EVENT_CURSOR_EXAMPLE, has_more: false },
   meta: META_EXAMPLE,
 };
+
+/** An alert, as listed and read. */
+export const ALERT_EXAMPLE: Alert = {
+  object: 'alert',
+  id: 'alt_7Qw2mXc9Rk4TbN1y',
+  name: 'Cheap .ai names',
+  query: 'type=listing.added&tld=ai&max_price=500&no_hyphens=true',
+  webhook_url: 'https://hooks.example.com/domain-index',
+  webhook_state: 'active',
+  webhook_disabled_reason: null,
+  email_digest: 'daily',
+  paused: false,
+  created: '2026-11-20T09:12:44.120Z',
+  updated: '2026-11-20T09:12:44.120Z',
+  last_delivery: { id: 'msg_Zr0sQmA1bC2dE3fG4hI5jK', created: '2026-11-20T18:00:05.031Z', status: 'delivered', attempts: 1 },
+};
+
+/** A webhook signing secret as shown once (an example: not a live secret). */
+export const WEBHOOK_SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

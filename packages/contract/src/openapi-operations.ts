@@ -4,6 +4,7 @@ import type { Contract } from './contract';
 export const OPENAPI_TAGS = {
   Domains: 'Search the listed domains and look one up.',
   Events: 'What changed: listings added, updated, removed, ending soon and ended, in commit order, filtered like a search.',
+  Alerts: 'Saved change-feed queries delivered by signed webhooks and email digests: the one resource a customer writes.',
   Statistics: 'Index-wide counts: how many listings, by status and by marketplace.',
 } as const;
 
@@ -93,6 +94,106 @@ await client.events.watch({ after: cursor ?? 'now', type: ['listing.updated'] },
     cursor = nextCursor;
   },
 });
+`,
+  },
+  createAlert: {
+    tag: 'Alerts',
+    ok: 'The alert, with its signing secret (shown once)',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const alert = await client.alerts.create({
+  name: 'Cheap .ai names',
+  query: 'type=listing.added&tld=ai&max_price=500&no_hyphens=true',
+  webhook_url: 'https://hooks.example.com/domain-index',
+});
+console.log(alert.id, alert.webhook_secret); // store the secret: it is not shown again
+`,
+  },
+  listAlerts: {
+    tag: 'Alerts',
+    ok: 'Your alerts',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+for (const alert of await client.alerts.list()) console.log(alert.id, alert.name, alert.webhook_state, alert.last_delivery?.status);
+`,
+  },
+  getAlert: {
+    tag: 'Alerts',
+    ok: 'The alert',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const alert = await client.alerts.get('alt_7Qw2mXc9Rk4TbN1y');
+console.log(alert.query, alert.paused);
+`,
+  },
+  updateAlert: {
+    tag: 'Alerts',
+    ok: 'The alert as changed',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+await client.alerts.update('alt_7Qw2mXc9Rk4TbN1y', { paused: true });
+`,
+  },
+  deleteAlert: {
+    tag: 'Alerts',
+    ok: 'The deleted alert',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+await client.alerts.delete('alt_7Qw2mXc9Rk4TbN1y');
+`,
+  },
+  testAlert: {
+    tag: 'Alerts',
+    ok: 'The test message, queued',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const message = await client.alerts.test('alt_7Qw2mXc9Rk4TbN1y');
+console.log(message.id); // the webhook-id your receiver will see
+`,
+  },
+  listDeliveries: {
+    tag: 'Alerts',
+    ok: 'A page of attempts, newest first',
+    parameterExamples: { after: 'eyJhdCI6MTc5NTcxMjQwNTAzMX0.x1y2', limit: 20 },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const attempts = await client.alerts.deliveries('alt_7Qw2mXc9Rk4TbN1y', { limit: 20 });
+for (const attempt of attempts.data) console.log(attempt.at, attempt.http_status ?? attempt.error, attempt.duration_ms);
+`,
+  },
+  resendDelivery: {
+    tag: 'Alerts',
+    ok: 'The message, queued again',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+await client.alerts.resend('alt_7Qw2mXc9Rk4TbN1y', 'msg_Zr0sQmA1bC2dE3fG4hI5jK');
+`,
+  },
+  rotateAlertSecret: {
+    tag: 'Alerts',
+    ok: 'The alert, with its new signing secret (shown once)',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const { webhook_secret } = await client.alerts.rotateSecret('alt_7Qw2mXc9Rk4TbN1y');
+console.log(webhook_secret); // both secrets sign for the next 24 hours
 `,
   },
   getStats: {

@@ -101,12 +101,10 @@ describe('the OpenAPI document', () => {
       const route = contract[operation.operationId];
       for (const [status, response] of Object.entries(operation.responses)) {
         const body = media(response);
-        if (status === '200') {
+        if (Number(status) < 400) {
           expect(body.example, operation.operationId).toBeDefined();
-          expect(
-            () => route.responses[200].parse(body.example),
-            operation.operationId,
-          ).not.toThrow();
+          const schema = (route.responses as Record<string, { parse(value: unknown): unknown }>)[status]!;
+          expect(() => schema.parse(body.example), operation.operationId).not.toThrow();
           continue;
         }
         const examples = body.examples as Record<string, { value: unknown }>;

@@ -17,6 +17,13 @@ export const AUDIT_KINDS = {
   session_ended: 'Signed out a session',
   signed_out_everywhere: 'Signed out everywhere',
   sign_up_existing: 'Sign-up tried with this email',
+  alert_created: 'Alert created',
+  alert_changed: 'Alert changed',
+  alert_deleted: 'Alert deleted',
+  alert_secret_rotated: 'Alert signing secret rotated',
+  alert_test_sent: 'Alert test webhook sent',
+  alert_message_resent: 'Alert webhook message sent again',
+  alert_webhook_disabled: 'Alert webhook disabled after failing',
 } as const;
 export type AuditKind = keyof typeof AUDIT_KINDS;
 

@@ -7,6 +7,8 @@ export interface Plan {
   id: string;
   limit: number;
   windowSeconds: number;
+  /** Alerts one owner may have on this plan. */
+  alertsLimit: number;
 }
 
 /** Plans change rarely; every instance re-reads them at most this often. */
@@ -46,7 +48,7 @@ export class PlanCache {
       try {
         const load = (database: Database) => database.db.select().from(plans);
         const rows = from === 'primary' ? await this.reads.readPrimary('plans', load) : await this.reads.read('plans', load);
-        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds }]));
+        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit }]));
         this.loadedAt = now;
       } finally {
         this.loading = undefined;

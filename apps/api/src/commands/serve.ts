@@ -34,6 +34,8 @@ import type { ReadNodes } from '../replicas/read-nodes';
 import { ReplicaRouter } from '../replicas/replica-router';
 import { BackgroundLoop } from '../background/background-loop';
 import { EventHousekeeping } from '../events/event-housekeeping';
+import { deliveriesFromConfig, mailerFromEnvironment } from '../alerts/deliveries-from-config';
+import { DELIVERY_EVERY_MS } from '../alerts/delivery-worker';
 
 /** Listings seeded on the first start of the embedded default, so a laptop has data to search. */
 export const DEMO_ROWS = 20_000;
@@ -73,7 +75,15 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   // The embedded start has no `sync` worker beside it: its own process does the worker's
   // background work, so the demo's change feed gets its time-driven events too.
   const events = new EventHousekeeping(database, systemClock, logger, { retentionDays: config.eventRetentionDays });
-  const background = config.databaseUrl === undefined ? new BackgroundLoop([{ name: 'events', run: () => events.tick() }], logger) : undefined;
+  const mailer = mailerFromEnvironment(logger);
+  const background =
+    config.databaseUrl === undefined
+      ? new BackgroundLoop(
+          [{ name: 'events', run: () => events.tick() }, await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer })],
+          logger,
+          DELIVERY_EVERY_MS,
+        )
+      : undefined;
   // Everything opened, closed in this order on a failed start and on shutdown (the usage
   // counts still in memory are written before the pool closes).
   const closeAll = async () => {
@@ -112,6 +122,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       countBudgetMs: config.countBudgetMs,
       queryTimeoutMs: config.queryTimeoutMs,
       eventRetentionDays: config.eventRetentionDays,
+      alerts: { allowList: config.webhookAllowList, digestsAvailable: mailer !== undefined },
       cursorSecret: await loadCursorSecret(database),
       rateLimiter,
       usage,

@@ -15,6 +15,9 @@ import { registerPoolMetrics } from '../ops/pool-metrics';
 import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
 import { syncSource, type SyncResult } from '../indexing/sync-source';
 import { EventHousekeeping } from '../events/event-housekeeping';
+import { BackgroundLoop } from '../background/background-loop';
+import { deliveriesFromConfig, mailerFromEnvironment } from '../alerts/deliveries-from-config';
+import { DELIVERY_EVERY_MS } from '../alerts/delivery-worker';
 import { CliError } from '../cli-error';
 import { formatSummary } from './summary';
 
@@ -55,6 +58,13 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // Webhooks and digests go out beside the syncs (a sync can take minutes): a loop of their own.
+  const deliveries = new BackgroundLoop(
+    [await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer: mailerFromEnvironment(logger) })],
+    logger,
+    DELIVERY_EVERY_MS,
+  );
+  deliveries.start();
   try {
     await runSyncWorker({
       database,
@@ -70,6 +80,7 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
       },
     });
   } finally {
+    await deliveries.stop();
     await health.close();
     await probe.close();
     await database.close();

@@ -23,9 +23,12 @@ export type FeedPage = { events: Event[]; resumeAfter: number; hasMore: boolean 
  * listing: it is returned whatever the listing filters (its source must match), since it means
  * "read this marketplace again with a search".
  */
-function eventConditions(query: EventQuery): SQL {
+export function eventConditions(query: EventQuery, options: { sourceLoaded?: 'always' | 'when-asked' } = {}): SQL {
   const types = query.type !== undefined && query.type.length > 0 ? query.type : undefined;
-  const sourceLoaded = and(isNull(listingEvents.domainName), query.source === undefined ? undefined : eq(listingEvents.source, query.source));
+  // An alert delivers source.loaded only when its types name it: a filter for cheap .ai names
+  // should not wake its receiver for every marketplace's first batch.
+  const loadedWanted = options.sourceLoaded !== 'when-asked' || (types?.includes('source.loaded') ?? false);
+  const sourceLoaded = loadedWanted ? and(isNull(listingEvents.domainName), query.source === undefined ? undefined : eq(listingEvents.source, query.source)) : sql`false`;
   const listing = and(sql`${listingEvents.domainName} is not null`, eventFilters(query));
   return and(types === undefined ? undefined : inArray(listingEvents.type, types), or(sourceLoaded, listing)) ?? sql`true`;
 }
@@ -95,4 +98,18 @@ function toEvent(row: readonly unknown[]): Event {
       listings_loaded: loaded,
     },
   };
+}
+
+/** The events of these ids, in id order, as the feed shows them (ids retention removed are left out). */
+export async function eventsByIds(database: Database, ids: readonly number[]): Promise<Event[]> {
+  if (ids.length === 0) return [];
+  const rows = await database.values(
+    renderQuery(sql`
+      select null, null, listing_events.id::text as id, listing_events.type, ${isoText(sql`listing_events.occurred_at`)} as created,
+             listing_events.source, listing_events.previous, listing_events.loaded, ${EVENT_DOMAIN}
+      from listing_events
+      where listing_events.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})
+      order by listing_events.id`),
+  );
+  return rows.map(toEvent);
 }

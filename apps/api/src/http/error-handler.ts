@@ -2,6 +2,7 @@ import { queryErrorToApiError } from '@domain-index/contract';
 import { classifyDatabaseFailure, poolerMisconfiguration } from '@domain-index/db';
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { RequestValidationError } from '@ts-rest/express';
+import type { z } from 'zod';
 import type { Logger } from '../logger';
 import { ApiError, sendError } from './api-error';
 import { internalError } from './query-failed';
@@ -30,6 +31,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (error.query !== null) {
         const body = queryErrorToApiError(error.query);
         sendError(res, new ApiError(body.code, body.message, body.param));
+        return;
+      }
+      if (error.body !== null) {
+        sendError(res, bodyError(error.body));
         return;
       }
     }
@@ -67,4 +72,17 @@ function logDefect(logger: Logger, cause: unknown, req: Request, res: Response):
 /** Express answers a path segment it cannot percent-decode with a 400 error. */
 function isUndecodablePath(error: unknown): boolean {
   return error instanceof URIError || (error instanceof Error && 'status' in error && error.status === 400);
+}
+
+/** A JSON body of the wrong shape: 400 naming the first field at fault (`body` for the body as a whole). */
+function bodyError(error: z.ZodError): ApiError {
+  const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (unknown !== undefined && unknown.code === 'unrecognized_keys') {
+    const field = unknown.keys[0] ?? 'body';
+    return new ApiError('invalid_parameter', `${field} is not a field of this body`, field);
+  }
+  const issue = error.issues[0];
+  const field = typeof issue?.path[0] === 'string' ? issue.path[0] : 'body';
+  const message = issue === undefined ? 'is not valid' : issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
+  return new ApiError('invalid_parameter', field === 'body' ? `body: ${message === 'Required' ? 'send a JSON object' : message}` : `${field} ${message}`, field);
 }

@@ -12,3 +12,5 @@ export * from './sessions';
 export * from './work-tables';
 export * from './listing-events';
 export * from './event-log';
+export * from './alerts';
+export * from './webhook-deliveries';

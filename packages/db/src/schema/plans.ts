@@ -6,6 +6,8 @@ export const plans = pgTable('plans', {
   requestsPerWindow: integer('requests_per_window').notNull(),
   windowSeconds: integer('window_seconds').notNull(),
   description: text('description').notNull(),
+  /** Alerts (saved searches delivered by webhook or email) one owner may have. */
+  alertsLimit: integer('alerts_limit').notNull().default(2),
 });
 
 /** A plan as read. */

@@ -1,0 +1,94 @@
+import { alerts, and, eq, isNotNull, listingEvents, lte, sql, type AlertRow, type Database } from '@domain-index/db';
+import type { Event } from '@domain-index/contract';
+import type { Clock } from '../clock';
+import { eventConditions, eventsByIds } from '../events/feed-page';
+import type { Logger } from '../logger';
+import type { Mailer } from '../mail/mailer';
+import { html } from '../dashboard/html';
+import { alertEventQuery } from './alert-query';
+import { nextDigestDue } from '../routes/alerts';
+import { unsubscribeToken } from './unsubscribe-token';
+
+/** Matches listed in one digest; the rest are counted. */
+export const DIGEST_LISTED = 200;
+
+/** What sending digests needs. */
+export interface DigestSettings {
+  mailer: Mailer;
+  clock: Clock;
+  logger: Logger;
+  /** PUBLIC_URL: the unsubscribe links are built from it. */
+  publicUrl: string;
+  /** The shared secret the unsubscribe tokens are made with. */
+  secret: Buffer;
+}
+
+/**
+ * Sends the email digests that are due: for each alert with a digest whose period has ended,
+ * the events matched since the last digest, one mail if there are any (nothing when nothing
+ * matched), then the period moves on. The position and the next due time are written only
+ * after the mail was accepted, under the alert's row lock: a failed mail is tried again at the
+ * next turn, and two workers never mail the same period. Returns the mails sent.
+ */
+export async function sendDueDigests(database: Database, settings: DigestSettings): Promise<number> {
+  const now = settings.clock.now();
+  const due = await database.db.select({ id: alerts.id }).from(alerts).where(and(isNotNull(alerts.emailDigest), isNotNull(alerts.emailTo), lte(alerts.digestDueAt, now)));
+  let sent = 0;
+  for (const { id } of due) {
+    await database.db.transaction(async (tx) => {
+      const [alert] = await tx.select().from(alerts).where(eq(alerts.id, id)).for('update', { skipLocked: true });
+      if (alert === undefined || alert.emailDigest === null || alert.emailTo === null || alert.digestDueAt === null || alert.digestDueAt > now) return;
+      const [head] = await tx.execute(sql`select coalesce(max(id), 0)::text as head from listing_events`).then((result) => (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { head: string }[]);
+      const to = Math.max(Number(head?.head ?? 0), alert.digestPosition);
+      if (!alert.paused) {
+        const conditions = and(sql`${listingEvents.id} > ${alert.digestPosition} and ${listingEvents.id} <= ${to}`, eventConditions(alertEventQuery(alert.query), { sourceLoaded: 'when-asked' }));
+        const [{ total } = { total: 0 }] = await tx.select({ total: sql<number>`count(*)::int` }).from(listingEvents).where(conditions);
+        if (total > 0) {
+          const ids = await tx.select({ id: listingEvents.id }).from(listingEvents).where(conditions).orderBy(listingEvents.id).limit(DIGEST_LISTED);
+          const events = await eventsByIds(database, ids.map((row) => row.id));
+          const outcome = await settings.mailer.send(digestMail(alert, events, total, settings, now));
+          if (!outcome.ok) {
+            settings.logger.warn({ alertId: alert.id, error: outcome.error, reason: outcome.message }, 'an email digest could not be sent; it is tried again at the next turn');
+            return;
+          }
+          sent += 1;
+        }
+      }
+      await tx.update(alerts).set({ digestPosition: to, digestDueAt: nextDigestDue(alert.emailDigest, now) }).where(eq(alerts.id, alert.id));
+    });
+  }
+  return sent;
+}
+
+function money(value: number | null | undefined): string {
+  return value === null || value === undefined ? '-' : `$${value.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+}
+
+/** One digest: each match's name, what happened, price, end time and link; at most DIGEST_LISTED, with a count of the rest. */
+export function digestMail(alert: AlertRow, events: readonly Event[], total: number, settings: Pick<DigestSettings, 'publicUrl' | 'secret'>, now: Date) {
+  const unsubscribeUrl = `${settings.publicUrl}/alerts/unsubscribe/${alert.id}/${unsubscribeToken(settings.secret, alert.id)}`;
+  const period = alert.emailDigest === 'hourly' ? 'hour' : 'day';
+  const rest = total - events.length;
+  const more = rest > 0 ? `and ${rest} more: read them all with GET /api/v1/events?${alert.queryString}` : '';
+  const what = (event: Event) => event.type.replace('listing.', '').replace('_', ' ');
+  const text = events.map((event) => {
+    const listing = event.data.object;
+    return listing === null
+      ? `${event.source}: ${event.type} (${event.data.listings_loaded ?? 0} listings)`
+      : `${listing.domain_name} (${what(event)}) ${money(listing.current_bid)} on ${listing.source}, ends ${listing.auction_end_time ?? '-'} ${listing.marketplace_url ?? ''}`.trim();
+  });
+  const items = events.map((event) => {
+    const listing = event.data.object;
+    return listing === null
+      ? html`<li>${event.source}: ${event.type} (${event.data.listings_loaded ?? 0} listings)</li>`
+      : html`<li><a href="${listing.marketplace_url ?? '#'}">${listing.domain_name}</a> (${what(event)}) ${money(listing.current_bid)} on ${listing.source}, ends ${listing.auction_end_time ?? '-'}</li>`;
+  });
+  const matches = `${total} new ${total === 1 ? 'match' : 'matches'}`;
+  return {
+    to: alert.emailTo!,
+    subject: `${total} ${total === 1 ? 'match' : 'matches'} for "${alert.name}" this ${period}`,
+    text: [`${matches} for your alert "${alert.name}" (${alert.queryString}), until ${now.toISOString()}:`, '', ...text.map((line) => `- ${line}`), ...(more === '' ? [] : ['', more]), '', `Stop these emails: ${unsubscribeUrl}`].join('\n'),
+    html: html`<p>${matches} for your alert <b>${alert.name}</b> (<code>${alert.queryString}</code>):</p><ul>${items}</ul>${more === '' ? '' : html`<p>${more}</p>`}<p><a href="${unsubscribeUrl}">Stop these emails</a></p>`.text,
+    unsubscribeUrl,
+  };
+}

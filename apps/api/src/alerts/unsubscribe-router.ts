@@ -1,0 +1,52 @@
+import express, { type Router } from 'express';
+import { alerts, eq, type Database } from '@domain-index/db';
+import type { Clock } from '../clock';
+import { html } from '../dashboard/html';
+import { page } from '../dashboard/layout';
+import { strictRouter } from '../http/strict-router';
+import { isUnsubscribeToken } from './unsubscribe-token';
+
+/** Where an email digest's unsubscribe link points: public, no key and no sign-in needed. */
+export const UNSUBSCRIBE_PATH = '/alerts/unsubscribe';
+
+/**
+ * The unsubscribe link of an email digest: GET shows a page with one button, and POST (the
+ * button, or a mail client's one-click unsubscribe of RFC 8058) turns the alert's digest off.
+ * The token is an HMAC of the alert's id, so a link works for its own alert only; a wrong one is
+ * a page that says so, never a hint whether the alert exists.
+ */
+export function unsubscribeRouter(deps: { database: Database; clock: Clock; secret: Buffer }): Router {
+  const router = strictRouter();
+  router.use(express.urlencoded({ extended: false, limit: 1024 }));
+  const answer = async (alertId: string, token: string, confirm: boolean): Promise<{ status: number; body: string }> => {
+    if (!isUnsubscribeToken(deps.secret, alertId, token)) {
+      return { status: 404, body: page({ title: 'Link not valid', body: html`<p>This unsubscribe link is not valid. Copy the whole link from the email, or turn the digest off in the dashboard.</p>` }) };
+    }
+    const [alert] = await deps.database.db.select({ name: alerts.name, digest: alerts.emailDigest }).from(alerts).where(eq(alerts.id, alertId));
+    if (alert === undefined || alert.digest === null) {
+      return { status: 200, body: page({ title: 'Unsubscribed', body: html`<p>You receive no digest for this alert.</p>` }) };
+    }
+    if (!confirm) {
+      return {
+        status: 200,
+        body: page({
+          title: 'Stop these emails?',
+          body: html`<p>Stop the ${alert.digest} digest of the alert <b>${alert.name}</b>? Its webhook, if it has one, keeps running.</p>
+            <form method="post"><button type="submit">Stop the emails</button></form>`,
+        }),
+      };
+    }
+    await deps.database.db.update(alerts).set({ emailDigest: null, emailTo: null, digestDueAt: null, updatedAt: deps.clock.now() }).where(eq(alerts.id, alertId));
+    return { status: 200, body: page({ title: 'Unsubscribed', body: html`<p>You will receive no more digests of the alert <b>${alert.name}</b>.</p>` }) };
+  };
+  for (const method of ['get', 'post'] as const) {
+    router[method]('/:alertId/:token', (req, res, next) => {
+      answer(req.params.alertId, req.params.token, method === 'post')
+        .then(({ status, body }) => {
+          res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).send(body);
+        })
+        .catch(next);
+    });
+  }
+  return router;
+}

@@ -1,0 +1,165 @@
+import { alerts, and, eq, sql, webhookAttempts, webhookDeliveries, type AlertRow, type Database } from '@domain-index/db';
+import { recordAudit } from '../accounts/audit';
+import type { Clock } from '../clock';
+import { eventsByIds } from '../events/feed-page';
+import type { Logger } from '../logger';
+import type { AllowList } from '../webhooks/address-rules';
+import { nextAttemptAt, shouldDisable } from '../webhooks/retry-schedule';
+import { sendWebhookRequest, type Resolver, type WebhookAttempt } from '../webhooks/safe-request';
+import type { SecretBox } from '../webhooks/secret-box';
+import { signingSecrets, signWebhook } from '../webhooks/signing';
+
+/** How a sender sends. */
+export interface SenderSettings {
+  secretBox: () => Promise<SecretBox>;
+  allowList: AllowList;
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before each attempt, the first included. */
+  schedule: readonly number[];
+  /** A webhook failing continuously this long is disabled (5 days by default). */
+  disableAfterMs: number;
+  clock: Clock;
+  logger: Logger;
+  timeoutMs?: number;
+  resolve?: Resolver;
+  /** Trusted certificate authorities (a private CA, or a test's). */
+  ca?: string;
+  /** Messages sent side by side (each to a different alert: one alert's messages go in order). */
+  concurrency?: number;
+  /** Told of each attempt's outcome and of a webhook disabled (metrics, mail). */
+  onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed' | 'disabled') => void;
+  onDisabled?: (alert: AlertRow, reason: string) => Promise<void>;
+}
+
+/** A claim on a message lasts this long beyond its timeout; a sender that dies lets it lapse, and another sends it again. */
+const CLAIM_MARGIN_MS = 15_000;
+
+interface Claimed {
+  id: string;
+  alert_id: string;
+  kind: 'events' | 'test';
+  event_ids: (string | number)[];
+  attempts: number;
+}
+
+/**
+ * Claims the messages due now and sends them: for each alert, only its oldest message still
+ * pending (so an alert's messages arrive in commit order; a test message jumps the queue), each
+ * claimed with a lease (claimed_until) so that senders side by side, or a sender restarted after
+ * a crash, never send one twice at once, and a message whose sender died is sent again with the
+ * same webhook-id. Returns how many messages were attempted.
+ */
+export async function sendDueMessages(database: Database, settings: SenderSettings): Promise<number> {
+  const now = settings.clock.now();
+  const lease = new Date(now.getTime() + (settings.timeoutMs ?? 15_000) + CLAIM_MARGIN_MS);
+  const claimed = await database.rows<Claimed & Record<string, unknown>>(sql`
+    update webhook_deliveries d set claimed_until = ${lease.toISOString()}::timestamptz
+    where d.id in (
+      select d2.id from webhook_deliveries d2
+      join alerts a on a.id = d2.alert_id
+      where d2.status = 'pending' and d2.next_attempt_at <= ${now.toISOString()}::timestamptz
+        and (d2.claimed_until is null or d2.claimed_until < ${now.toISOString()}::timestamptz)
+        and a.webhook_url is not null and a.webhook_disabled_at is null
+        and (d2.kind = 'test' or not exists (
+          select 1 from webhook_deliveries e
+          where e.alert_id = d2.alert_id and e.kind = 'events' and e.status = 'pending' and e.seq < d2.seq))
+      order by d2.next_attempt_at, d2.seq
+      limit 50
+      for update of d2 skip locked)
+    returning d.id, d.alert_id, d.kind, d.event_ids, d.attempts`);
+  // one message per alert at a time: the rest of an alert's messages wait for the next turn
+  const byAlert = new Map<string, Claimed>();
+  const later: string[] = [];
+  for (const message of claimed) {
+    if (byAlert.has(message.alert_id) && message.kind === 'events') later.push(message.id);
+    else if (!byAlert.has(message.alert_id)) byAlert.set(message.alert_id, message);
+    else later.push(message.id);
+  }
+  if (later.length > 0) {
+    await database.db.execute(sql`update webhook_deliveries set claimed_until = null where id in (${sql.join(later.map((id) => sql`${id}`), sql`, `)})`);
+  }
+  const queue = [...byAlert.values()];
+  const workers = Array.from({ length: Math.min(settings.concurrency ?? 4, queue.length) }, async () => {
+    for (let message = queue.shift(); message !== undefined; message = queue.shift()) {
+      try {
+        await sendOne(database, settings, message);
+      } catch (error) {
+        // the claim lapses and the message is sent again; one bad message never stops the others
+        settings.logger.error({ err: error, deliveryId: message.id, alertId: message.alert_id }, 'could not send a webhook message; it will be tried again');
+      }
+    }
+  });
+  await Promise.all(workers);
+  return byAlert.size;
+}
+
+async function sendOne(database: Database, settings: SenderSettings, message: Claimed): Promise<void> {
+  const [alert] = await database.db.select().from(alerts).where(eq(alerts.id, message.alert_id));
+  if (alert === undefined || alert.webhookUrl === null || alert.webhookSecret === null) return;
+  const box = await settings.secretBox();
+  const events = await eventsByIds(database, message.event_ids.map(Number));
+  const body = JSON.stringify({ type: message.kind, alert_id: alert.id, events });
+  const now = settings.clock.now();
+  const secrets = signingSecrets({
+    current: box.open(alert.webhookSecret, alert.id),
+    ...(alert.previousWebhookSecret !== null && alert.secretRotatedAt !== null && { previous: { secret: box.open(alert.previousWebhookSecret, alert.id), rotatedAt: alert.secretRotatedAt } }),
+    now,
+  });
+  const headers = { ...signWebhook({ id: message.id, timestamp: now, body, secrets }), 'content-type': 'application/json', 'user-agent': 'DomainIndex-Webhooks/1.0' };
+  const result = await sendWebhookRequest(
+    { url: alert.webhookUrl, body, headers },
+    {
+      allowList: settings.allowList,
+      ...(settings.timeoutMs !== undefined && { timeoutMs: settings.timeoutMs }),
+      ...(settings.resolve !== undefined && { resolve: settings.resolve }),
+      ...(settings.ca !== undefined && { ca: settings.ca }),
+    },
+  );
+  await record(database, settings, alert, message, result);
+}
+
+/** Records an attempt and decides what comes next: delivered, retried on the schedule, failed, or the webhook disabled. */
+async function record(database: Database, settings: SenderSettings, alert: AlertRow, message: Claimed, result: WebhookAttempt): Promise<void> {
+  const now = settings.clock.now();
+  const attempts = message.attempts + 1;
+  const ok = result.outcome === 'response' && result.ok;
+  const gone = result.outcome === 'response' && result.status === 410;
+  const next = ok || gone ? null : nextAttemptAt({ schedule: settings.schedule, attemptsMade: attempts, failedAt: now, retryAfterSeconds: result.outcome === 'response' ? result.retryAfterSeconds : undefined });
+  const failingSince = ok ? null : (alert.failingSince ?? now);
+  const disable = gone ? 'the receiver answered 410 Gone' : !ok && shouldDisable(failingSince, now, settings.disableAfterMs) ? `every attempt has failed since ${failingSince!.toISOString()}` : undefined;
+  await database.db.transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({
+      deliveryId: message.id,
+      alertId: alert.id,
+      at: now,
+      httpStatus: result.outcome === 'response' ? result.status : null,
+      error: result.outcome === 'failure' ? result.message.slice(0, 300) : null,
+      durationMs: result.durationMs,
+      response: result.outcome === 'response' ? result.bodySnippet : null,
+    });
+    await tx
+      .update(webhookDeliveries)
+      .set(
+        ok
+          ? { status: 'delivered', attempts, deliveredAt: now, claimedUntil: null }
+          : gone || disable !== undefined
+            ? { status: 'cancelled', attempts, claimedUntil: null }
+            : next === null
+              ? { status: 'failed', attempts, claimedUntil: null }
+              : { attempts, nextAttemptAt: next, claimedUntil: null },
+      )
+      .where(eq(webhookDeliveries.id, message.id));
+    await tx.update(alerts).set({ failingSince, ...(disable !== undefined && { webhookDisabledAt: now, webhookDisabledReason: disable }) }).where(eq(alerts.id, alert.id));
+    if (disable !== undefined) {
+      await tx.update(webhookDeliveries).set({ status: 'cancelled' }).where(and(eq(webhookDeliveries.alertId, alert.id), eq(webhookDeliveries.status, 'pending')));
+      if (alert.accountId !== null) await recordAudit(tx, { accountId: alert.accountId, at: now, kind: 'alert_webhook_disabled', detail: `${alert.name} (${alert.id}): ${disable}` });
+    }
+  });
+  settings.onOutcome?.(ok ? 'delivered' : disable !== undefined ? 'disabled' : next === null ? 'failed' : 'retrying');
+  if (!ok) {
+    settings.logger.warn(
+      { alertId: alert.id, deliveryId: message.id, attempt: attempts, status: result.outcome === 'response' ? result.status : undefined, error: result.outcome === 'failure' ? result.error : undefined, nextAttemptAt: next?.toISOString() },
+      disable !== undefined ? 'webhook disabled' : next === null ? 'webhook message failed: its retries are spent' : 'webhook attempt failed; it will be retried',
+    );
+  }
+  if (disable !== undefined) await settings.onDisabled?.(alert, disable).catch(() => undefined);
+}

@@ -1,0 +1,158 @@
+import type { Alert } from '@domain-index/contract';
+import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../src/accounts/account-store';
+import { createKey } from '../src/auth/key-store';
+import { parseAllowedHosts } from '../src/webhooks/address-rules';
+import { startApi, type RunningApi } from './support/start-api';
+
+type AlertWithSecret = Alert & { webhook_secret: string | null };
+
+const allowLoopback = parseAllowedHosts('127.0.0.1');
+if (!allowLoopback.ok) throw new Error(allowLoopback.reason);
+
+for (const { engine, skip } of testEngines()) {
+  describe.skipIf(skip)(`alerts through the API on ${engine}`, () => {
+    let test: TestDatabase;
+    let api: RunningApi;
+    let free: string;
+    let other: string;
+    let keyOnly: string;
+    const send = (key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      api.raw(path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+
+    beforeAll(async () => {
+      test = await createTestDatabase(engine);
+      api = await startApi(engine, { test, overrides: { alerts: { allowList: allowLoopback.allowList } } });
+      const at = new Date();
+      const mine = await createAccount(test.database, { email: 'owner@example.com', planId: 'free', at });
+      const theirs = await createAccount(test.database, { email: 'other@example.com', planId: 'pro', at });
+      free = (await createKey(test.database, { planId: 'free', environment: 'live', accountId: mine.id })).key;
+      other = (await createKey(test.database, { planId: 'pro', environment: 'live', accountId: theirs.id })).key;
+      keyOnly = (await createKey(test.database, { planId: 'pro', environment: 'live' })).key;
+    });
+    afterAll(async () => {
+      await api.close();
+    });
+
+    it('creates an alert with its signing secret shown once, normalises its query, lists, reads, changes, rotates and deletes it', async () => {
+      const created = await send(free, 'POST', '/api/v1/alerts', {
+        name: 'Cheap .ai names',
+        query: 'https://api.example.com/api/v1/events?tld=ai&type=listing.added&max_price=500&no_hyphens=true',
+        webhook_url: 'http://127.0.0.1:9/hooks',
+      });
+      expect(created.status).toBe(201);
+      const alert = (await created.json()) as AlertWithSecret;
+      expect(alert).toMatchObject({
+        object: 'alert',
+        name: 'Cheap .ai names',
+        query: 'max_price=500&no_hyphens=true&tld=ai&type=listing.added',
+        webhook_url: 'http://127.0.0.1:9/hooks',
+        webhook_state: 'active',
+        email_digest: null,
+        paused: false,
+        last_delivery: null,
+      });
+      expect(alert.id).toMatch(/^alt_[\w-]{20}$/);
+      expect(alert.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      // shown once: never in a read or a list
+      const read = (await (await send(free, 'GET', `/api/v1/alerts/${alert.id}`)).json()) as Record<string, unknown>;
+      expect(read).not.toHaveProperty('webhook_secret');
+      expect(read).toMatchObject({ id: alert.id, query: alert.query });
+      const listed = (await (await send(free, 'GET', '/api/v1/alerts')).json()) as { object: string; data: Alert[] };
+      expect(listed.data.map((entry) => entry.id)).toEqual([alert.id]);
+
+      const changed = (await (await send(free, 'PATCH', `/api/v1/alerts/${alert.id}`, { name: 'Renamed', paused: true })).json()) as AlertWithSecret;
+      expect(changed).toMatchObject({ name: 'Renamed', paused: true, webhook_secret: null });
+      const rotated = (await (await send(free, 'POST', `/api/v1/alerts/${alert.id}/rotate-secret`)).json()) as AlertWithSecret;
+      expect(rotated.webhook_secret).toMatch(/^whsec_/);
+      expect(rotated.webhook_secret).not.toBe(alert.webhook_secret);
+
+      const test202 = await send(free, 'POST', `/api/v1/alerts/${alert.id}/test`);
+      expect(test202.status).toBe(202);
+      expect(await test202.json()).toMatchObject({ object: 'delivery', alert_id: alert.id, kind: 'test', status: 'pending' });
+
+      expect(await (await send(free, 'DELETE', `/api/v1/alerts/${alert.id}`)).json()).toEqual({ object: 'alert', id: alert.id, deleted: true });
+      expect((await send(free, 'GET', `/api/v1/alerts/${alert.id}`)).status).toBe(404);
+    });
+
+    it("answers 404 alert_not_found for another account's alert, to read, change, test, rotate or delete it", async () => {
+      const mine = (await (await send(free, 'POST', '/api/v1/alerts', { name: 'mine', query: 'type=listing.added', webhook_url: 'http://127.0.0.1:9/x' })).json()) as Alert;
+      for (const [method, path] of [
+        ['GET', `/api/v1/alerts/${mine.id}`],
+        ['PATCH', `/api/v1/alerts/${mine.id}`],
+        ['DELETE', `/api/v1/alerts/${mine.id}`],
+        ['POST', `/api/v1/alerts/${mine.id}/test`],
+        ['POST', `/api/v1/alerts/${mine.id}/rotate-secret`],
+        ['GET', `/api/v1/alerts/${mine.id}/deliveries`],
+      ] as const) {
+        for (const key of [other, keyOnly]) {
+          const response = await send(key, method, path, method === 'PATCH' ? { name: 'taken over' } : undefined);
+          expect(response.status, `${method} ${path}`).toBe(404);
+          expect(((await response.json()) as { error: { code: string } }).error.code).toBe('alert_not_found');
+        }
+      }
+      expect(((await (await send(other, 'GET', '/api/v1/alerts')).json()) as { data: Alert[] }).data).toEqual([]);
+      expect(((await (await send(free, 'GET', `/api/v1/alerts/${mine.id}`)).json()) as Alert).name).toBe('mine');
+    });
+
+    it('holds a plan to its number of alerts with a clear 403', async () => {
+      const count = ((await (await send(free, 'GET', '/api/v1/alerts')).json()) as { data: Alert[] }).data.length;
+      for (let i = count; i < 2; i += 1) expect((await send(free, 'POST', '/api/v1/alerts', { name: `a${i}`, query: '', webhook_url: 'http://127.0.0.1:9/x' })).status).toBe(201);
+      const refused = await send(free, 'POST', '/api/v1/alerts', { name: 'one too many', query: '', webhook_url: 'http://127.0.0.1:9/x' });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({
+        error: { code: 'alert_limit_reached', message: 'your plan (free) allows 2 alerts and you have 2: delete one, or move to a plan with more' },
+      });
+    });
+
+    it('refuses a body that is not JSON, too large or of the wrong shape with 400 naming the field', async () => {
+      const cases: [unknown, Record<string, string>, string, string][] = [
+        ['{not json', {}, 'body', 'body: not valid JSON'],
+        [{ name: 'x', query: 'a='.repeat(9000), webhook_url: null }, {}, 'body', 'body: larger than 16 KB'],
+        ['name=x', { 'content-type': 'application/x-www-form-urlencoded' }, 'body', 'body: send the body as JSON, with Content-Type: application/json'],
+        [{ name: 5, query: '' }, {}, 'name', 'name must be text'],
+        [{ query: '' }, {}, 'name', 'name is required'],
+        [{ name: 'x', query: '', webhook_url: 'https://hooks.example.com', colour: 'red' }, {}, 'colour', 'colour is not a field of this body'],
+        [{ name: 'x', query: 'min_price=abc', webhook_url: 'http://127.0.0.1:9/x' }, {}, 'query', 'query: min_price must be a number >= 0, written in plain decimal (e.g. 12 or 12.5)'],
+        [{ name: 'x', query: 'after=now&type=listing.added', webhook_url: 'http://127.0.0.1:9/x' }, {}, 'query', 'query: after is not a filter: an alert starts at its creation and sends every match'],
+        [{ name: 'x', query: 'type=listing.gone', webhook_url: 'http://127.0.0.1:9/x' }, {}, 'query', expect.stringContaining('query: type has an unknown event type "listing.gone"') as unknown as string],
+        [{ name: 'x', query: 'type=listing.added' }, {}, 'webhook_url', 'webhook_url: an alert needs somewhere to deliver: a webhook_url, an email_digest, or both'],
+        [{ name: 'x', query: '', email_digest: 'daily' }, {}, 'email_digest', 'email_digest: this server sends no email (its operator has not configured SMTP); use a webhook'],
+      ];
+      for (const [body, headers, param, message] of cases) {
+        const response = await send(keyOnly, 'POST', '/api/v1/alerts', body, headers);
+        expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(400);
+        expect(await response.json(), JSON.stringify(body).slice(0, 60)).toEqual({ error: { code: 'invalid_parameter', message, param } });
+      }
+    });
+
+    it('refuses webhook URLs to loopback, private or plain-http hosts when the operator allow-lists nothing, without connecting', async () => {
+      // the same database, an instance without WEBHOOK_ALLOWED_HOSTS
+      const bare = await startApi(engine, { test });
+      const post = (url: string) =>
+        bare.raw('/api/v1/alerts', { method: 'POST', headers: { authorization: `Bearer ${keyOnly}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', query: '', webhook_url: url }) });
+      for (const [url, reason] of [
+        ['https://127.0.0.2/hook', /127\.0\.0\.2/],
+        ['https://[::1]/hook', /::1/],
+        ['https://localhost/hook', /localhost/],
+        ['https://10.1.2.3/hook', /10\.1\.2\.3/],
+        ['https://169.254.169.254/latest/meta-data', /169\.254\.169\.254/],
+        ['http://127.0.0.1:9/hook', /must use https/],
+        ['http://hooks.example.com/hook', /must use https/],
+        ['ftp://hooks.example.com/', /http/],
+      ] as const) {
+        const response = await post(url);
+        expect(response.status, url).toBe(400);
+        const body = (await response.json()) as { error: { param: string; message: string } };
+        expect(body.error.param).toBe('webhook_url');
+        expect(body.error.message, url).toMatch(reason);
+      }
+      await bare.close();
+    });
+  });
+}

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { timestampSchema } from './domain';
+import { integer, text } from './wire';
+
+/** How often an email digest is sent. */
+export const DIGEST_PERIODS = ['hourly', 'daily'] as const;
+/** An email digest's period. */
+export type DigestPeriod = (typeof DIGEST_PERIODS)[number];
+
+/** The bounds of an alert's fields. */
+export const ALERT_LIMITS = { nameMaxLength: 100, queryMaxLength: 2_000, urlMaxLength: 2_048, bodyMaxBytes: 16 * 1024 } as const;
+
+/**
+ * An alert's filter: the query string of `GET /api/v1/events` (event types and every search
+ * filter), without `after` and `limit`, validated by the events schema itself: a leading `?` or a
+ * whole URL of the API (pasted from a browser) is accepted, and only its query is kept.
+ */
+export const alertQuerySchema = z
+  .string({ invalid_type_error: 'must be a query string like type=listing.added&tld=ai&max_price=500' })
+  .max(ALERT_LIMITS.queryMaxLength, `must be at most ${ALERT_LIMITS.queryMaxLength} characters`);
+
+const name = z
+  .string({ invalid_type_error: 'must be text' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(ALERT_LIMITS.nameMaxLength, `must be at most ${ALERT_LIMITS.nameMaxLength} characters`);
+const webhookUrl = z
+  .string({ invalid_type_error: 'must be an https URL' })
+  .max(ALERT_LIMITS.urlMaxLength, `must be at most ${ALERT_LIMITS.urlMaxLength} characters`);
+const emailDigest = z.enum(DIGEST_PERIODS, { errorMap: () => ({ message: `must be one of ${DIGEST_PERIODS.join(', ')}, or null` }) });
+
+/** The body of `POST /api/v1/alerts`. */
+export const createAlertSchema = z
+  .object({
+    name,
+    query: alertQuerySchema,
+    webhook_url: webhookUrl.nullable().optional().describe('Where matching events are POSTed, signed per Standard Webhooks; https only'),
+    email_digest: emailDigest.nullable().optional().describe('An email of the matches every hour or day, to the account\'s address (needs SMTP on the server)'),
+  })
+  .strict();
+
+/** The body of `PATCH /api/v1/alerts/{id}`: any of the fields, and `paused`. */
+export const updateAlertSchema = z
+  .object({
+    name: name.optional(),
+    query: alertQuerySchema.optional(),
+    webhook_url: webhookUrl.nullable().optional(),
+    email_digest: emailDigest.nullable().optional(),
+    paused: z.boolean({ invalid_type_error: 'must be true or false' }).optional(),
+  })
+  .strict();
+
+/** A saved change-feed query and where its matches go. */
+export const alertSchema = z
+  .object({
+    object: z.literal('alert'),
+    id: z.string().describe('`alt_` and random characters'),
+    name: z.string(),
+    query: z.string().describe('The filter, as a normalised query string of GET /api/v1/events'),
+    webhook_url: z.string().nullable(),
+    webhook_state: z
+      .enum(['active', 'disabled', 'none'])
+      .describe('disabled: turned off after 410 Gone or 5 days of failures (see webhook_disabled_reason); set the URL again to turn it back on'),
+    webhook_disabled_reason: z.string().nullable(),
+    email_digest: emailDigest.nullable(),
+    paused: z.boolean(),
+    created: timestampSchema,
+    updated: timestampSchema,
+    last_delivery: z
+      .object({ id: z.string(), created: timestampSchema, status: z.enum(['pending', 'delivered', 'failed', 'cancelled']), attempts: z.number().int().nonnegative() })
+      .strict()
+      .nullable()
+      .describe('The latest webhook message and how it went'),
+  })
+  .strict();
+
+/** An alert. */
+export type Alert = z.infer<typeof alertSchema>;
+
+/** An alert as created or re-keyed: with its signing secret, shown this once. */
+export const alertWithSecretSchema = alertSchema
+  .extend({
+    webhook_secret: z
+      .string()
+      .nullable()
+      .describe('`whsec_...`: verify the signatures with it (shown once; only a rotation shows a new one). null without a webhook'),
+  })
+  .strict();
+
+/** The answer of `GET /api/v1/alerts`. */
+export const alertListSchema = z.object({ object: z.literal('list'), data: z.array(alertSchema) }).strict();
+
+/** The answer of `DELETE /api/v1/alerts/{id}`. */
+export const deletedAlertSchema = z.object({ object: z.literal('alert'), id: z.string(), deleted: z.literal(true) }).strict();
+
+/** One attempt to deliver a webhook message. */
+export const deliveryAttemptSchema = z
+  .object({
+    object: z.literal('delivery_attempt'),
+    delivery_id: z.string().describe('The message: the webhook-id header of every attempt'),
+    at: timestampSchema,
+    kind: z.enum(['events', 'test']),
+    event_ids: z.array(z.string()).describe('The events the message carries'),
+    http_status: z.number().int().nullable().describe('What the receiver answered; null when nothing came back'),
+    error: z.string().nullable().describe('Why nothing came back (timeout, refused address, connection)'),
+    duration_ms: z.number().int().nonnegative(),
+    response: z.string().nullable().describe('The first 1 KB of the answer'),
+  })
+  .strict();
+
+/** The query of `GET /api/v1/alerts/{id}/deliveries`: newest attempts first, paged with a cursor. */
+export const deliveryQuerySchema = z
+  .object({
+    after: text(512).describe("A page's next_cursor, to read older attempts"),
+    limit: integer(1, 100)
+      .transform((value) => value ?? 20)
+      .describe('Attempts per page, 1-100, default 20'),
+  })
+  .strict();
+
+/** A page of attempts, newest first. */
+export const deliveryListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(deliveryAttemptSchema),
+    pagination: z.object({ next_cursor: z.string().nullable(), has_more: z.boolean() }).strict(),
+  })
+  .strict();
+
+/** The answer of `POST .../test` and `POST .../resend`: the message queued. */
+export const queuedDeliverySchema = z
+  .object({ object: z.literal('delivery'), id: z.string(), alert_id: z.string(), kind: z.enum(['events', 'test']), status: z.literal('pending') })
+  .strict();
+
+/** The body of a webhook POST: the alert and up to 100 events of the change feed. */
+export const webhookPayloadSchema = z
+  .object({
+    type: z.enum(['events', 'test']),
+    alert_id: z.string(),
+    events: z.array(z.unknown()).max(100),
+  })
+  .strict();
