@@ -178,7 +178,7 @@ console.log(JSON.stringify({ rows: page.data.length, notFound: missing instanceo
   it('type-checks a strict TypeScript consumer, and rejects a mistyped parameter', () => {
     writeFileSync(
       join(scratch, 'consumer.ts'),
-      `import { DomainIndex, DomainIndexError, RateLimitError, type Domain, type SearchParams } from '@domain-index/client';
+      `import { CursorExpiredError, DomainIndex, DomainIndexError, EVENT_TYPES, RateLimitError, type Domain, type Event, type EventParams, type EventType, type SearchParams } from '@domain-index/client';
 const params: SearchParams = { status: 'dropping', sort: 'length', min_price: 10, no_hyphens: true };
 const client = new DomainIndex({ apiKey: 'x' });
 export async function names(): Promise<string[]> {
@@ -193,6 +193,17 @@ export const wrong: SearchParams = { status: 'sold' };
 export const isLimited = (e: unknown): boolean => e instanceof DomainIndexError && e.code === 'rate_limited';
 // @ts-expect-error code is the ErrorCode union: a misspelt code does not compile
 export const misspelt = (e: DomainIndexError): boolean => e.code === 'rate_limit';
+export async function follow(store: (cursor: string) => Promise<void>): Promise<string> {
+  for await (const page of client.events.pages({ type: ['listing.added', 'listing.updated'], tld: 'ai' }, { maxPages: 2 })) {
+    const names: (string | undefined)[] = page.data.map((event: Event) => event.data.object?.domain_name);
+    if (names.length > 0) await store(page.next_cursor);
+  }
+  return client.events.watch({ after: 'now', type: 'listing.removed' }, { signal: AbortSignal.timeout(10), onEvents: (events: Event[], next: string) => store(next + String(events.length)) });
+}
+export const kinds: readonly EventType[] = EVENT_TYPES;
+// @ts-expect-error type is a closed set of event types
+export const notAType: EventParams = { type: ['listing.sold'] };
+export const expiredCursor = (e: unknown): boolean => e instanceof CursorExpiredError && e.code === 'cursor_expired';
 declare const process: { env: Record<string, string | undefined> };
 export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDEX_API_KEY, baseUrl: process.env.DOMAIN_INDEX_BASE_URL });
 `,
@@ -219,7 +230,7 @@ export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDE
     const samples = Object.values(document.paths as Record<string, Record<string, { 'x-codeSamples': { label: string; source: string }[] }>>).map(
       (path) => path.get!['x-codeSamples'].find((sample) => sample.label === 'TypeScript client')!.source,
     );
-    expect(samples).toHaveLength(3);
+    expect(samples).toHaveLength(4);
     samples.forEach((source, index) => {
       writeFileSync(join(scratch, `openapi-sample-${index}.mjs`), source);
       expect(run(`openapi-sample-${index}.mjs`).length, source).toBeGreaterThan(0);
