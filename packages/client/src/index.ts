@@ -32,3 +32,4 @@ export { DomainPage, PagePromise, type ItemOf, type ListOptions, type WalkablePa
 export type { RateLimitInfo } from './rate-limit';
 export type { RequestOptions } from './transport';
 export type { WatchOptions } from './watch';
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookFailure, type WebhookHeaders } from './webhooks';
