@@ -6,6 +6,10 @@ import {
   domainSchema,
   ERROR_STATUS,
   errorEnvelopeSchema,
+  eventListEnvelopeSchema,
+  eventQuerySchema,
+  eventSchema,
+  EVENT_TYPES,
   listEnvelopeSchema,
   LISTING_STATUSES,
   lookupEnvelopeSchema,
@@ -17,9 +21,30 @@ import {
 } from '@domain-index/contract';
 import { z } from 'zod';
 
+/** Whether `schema` is `domainSchema.partial()`: every field of a domain, each optional. */
+function isPartialDomain(schema: z.ZodTypeAny): boolean {
+  if (!(schema instanceof z.ZodObject)) return false;
+  const shape = schema.shape as Record<string, z.ZodTypeAny>;
+  const domainShape = domainSchema.shape as Record<string, z.ZodTypeAny>;
+  const names = Object.keys(shape);
+  return (
+    names.length === Object.keys(domainShape).length &&
+    names.every((name) => {
+      const field = shape[name];
+      return field instanceof z.ZodOptional && field.unwrap() === domainShape[name];
+    })
+  );
+}
+
+const sameValues = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((value, index) => value === b[index]);
+
 /** The TypeScript type of a schema; effects are followed to the type a caller passes. */
 function typeOf(schema: z.ZodTypeAny, indent: string): string {
+  // named types where the generated file declares them, so that editors show the name
   if (schema === domainSchema && indent !== '') return 'Domain';
+  if (schema === eventSchema && indent !== '') return 'Event';
+  if (isPartialDomain(schema)) return 'Partial<Domain>';
+  if (schema instanceof z.ZodEnum && sameValues(schema.options as string[], EVENT_TYPES)) return 'EventType';
   if (schema instanceof z.ZodString) return 'string';
   if (schema instanceof z.ZodNumber) return 'number';
   if (schema instanceof z.ZodBoolean) return 'boolean';
@@ -28,6 +53,7 @@ function typeOf(schema: z.ZodTypeAny, indent: string): string {
   if (schema instanceof z.ZodEnum) return (schema.options as string[]).map((o) => JSON.stringify(o)).join(' | ');
   if (schema instanceof z.ZodNullable) return `${typeOf(schema.unwrap() as z.ZodTypeAny, indent)} | null`;
   if (schema instanceof z.ZodOptional) return typeOf(schema.unwrap() as z.ZodTypeAny, indent);
+  if (schema instanceof z.ZodUnion) return (schema.options as z.ZodTypeAny[]).map((option) => typeOf(option, indent)).join(' | ');
   if (schema instanceof z.ZodArray) return `Array<${typeOf(schema.element as z.ZodTypeAny, indent)}>`;
   if (schema instanceof z.ZodRecord) return `Record<string, ${typeOf(schema.valueSchema as z.ZodTypeAny, indent)}>`;
   if (schema instanceof z.ZodEffects) return typeOf(schema.innerType() as z.ZodTypeAny, indent);
@@ -71,6 +97,25 @@ export interface SearchParams ${objectBody(unwrapObject(searchQuerySchema), '', 
 /** One page of search results, as the API sends it. */
 export interface ListEnvelope ${typeOf(listEnvelopeSchema, '')}
 
+/** What happened to a listing (or a marketplace), as an event's \`type\`. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * One change of the index: what happened (\`type\`), when it was committed (\`created\`), and the
+ * listing it happened to (\`data.object\`), with the previous values of the fields that changed
+ * (\`data.previous_attributes\`, for \`listing.updated\`).
+ */
+export interface Event ${objectBody(eventSchema, '', false)}
+
+/**
+ * Parameters of the change feed: where to resume (\`after\`), the event types (an array, or
+ * comma-separated text), the page size, and every listing filter of a search.
+ */
+export interface EventParams ${objectBody(unwrapObject(eventQuerySchema), '', true)}
+
+/** One page of the change feed, as the API sends it: it always carries the cursor to resume from. */
+export interface EventListEnvelope ${typeOf(eventListEnvelopeSchema, '')}
+
 /** The response of a lookup. */
 export interface LookupEnvelope ${typeOf(lookupEnvelopeSchema, '')}
 
@@ -84,6 +129,7 @@ ${constant('ERROR_STATUS', 'Every error code of API v1 with its HTTP status.', E
 /** A machine-readable error code of API v1. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+${constant('EVENT_TYPES', 'Every type of event of the change feed.', EVENT_TYPES)}
 ${constant('LISTING_STATUSES', 'The statuses of a listing.', LISTING_STATUSES)}
 ${constant('STATUS_FILTERS', 'Values of the status parameter.', STATUS_FILTERS)}
 ${constant('SORT_FIELDS', 'Fields a search can be sorted by.', SORT_FIELDS)}

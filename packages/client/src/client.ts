@@ -1,8 +1,10 @@
-import type { Domain, ListEnvelope, LookupEnvelope, SearchParams, StatsEnvelope } from './generated/api-types';
+import type { Domain, EventListEnvelope, EventParams, ListEnvelope, LookupEnvelope, SearchParams, StatsEnvelope } from './generated/api-types';
 import { DomainIndexError } from './errors';
+import { EventPage } from './event-page';
 import { DomainPage, PagePromise, type ListOptions } from './pagination';
 import type { RateLimitInfo } from './rate-limit';
 import { getJson, type RequestOptions, type TransportSettings } from './transport';
+import { watchEvents, type WatchOptions } from './watch';
 
 /** Options of a client. */
 export interface ClientOptions {
@@ -38,6 +40,16 @@ function toQuery(params: SearchParams & { cursor?: string }): URLSearchParams {
   return query;
 }
 
+/** Query string of change-feed parameters: `type` as comma-separated text. */
+function toEventQuery(params: EventParams): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || value === null) continue;
+    query.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  return query;
+}
+
 /**
  * The Domain Index API client.
  *
@@ -53,6 +65,29 @@ export class DomainIndex {
     list(params?: SearchParams, options?: ListOptions): PagePromise;
     /** One listed domain; throws NotFoundError when it is not currently listed. */
     get(domain: string, options?: RequestOptions): Promise<Domain>;
+  };
+  /** The change feed: what changed in the index, in commit order, filtered like a search. */
+  readonly events: {
+    /**
+     * One page of events after `params.after` (default: the oldest kept; `'now'`: the newest),
+     * when awaited; every event from there while `has_more`, when iterated with `for await`.
+     */
+    list(params?: EventParams, options?: ListOptions): PagePromise<EventPage>;
+    /**
+     * The pages of the feed while `has_more`, up to `maxPages`. Store each page's `next_cursor`
+     * once its events are handled, and pass it as `after` to resume, even in another process,
+     * without a gap or a repeat.
+     */
+    pages(params?: EventParams, options?: ListOptions): AsyncGenerator<EventPage, void, undefined>;
+    /**
+     * Polls the feed from `params.after` (default `'now'`) until `options.signal` fires, handing
+     * each page's events to `options.onEvents`: pages back to back while `has_more`, then one
+     * poll every `intervalMs` (default 30 s); retries 429, 5xx and network failures without end,
+     * with jittered exponential backoff (honouring Retry-After); rejects on any other error
+     * (e.g. AuthenticationError, InvalidRequestError, CursorExpiredError). Resolves, when
+     * stopped, with the cursor to resume from.
+     */
+    watch(params: EventParams, options: WatchOptions): Promise<string>;
   };
   private readonly settings: TransportSettings;
   private latestRateLimit: RateLimitInfo | undefined;
@@ -84,6 +119,15 @@ export class DomainIndex {
         new PagePromise(async () => new DomainPage(await fetchPage(params, listOptions), params, listOptions, fetchPage)),
       get: async (domain, requestOptions) =>
         (await getJson<LookupEnvelope>(this.settings, `/domains/${encodeURIComponent(domain)}`, undefined, requestOptions)).data,
+    };
+    const fetchEvents = (params: EventParams, requestOptions: RequestOptions) =>
+      getJson<EventListEnvelope>(this.settings, '/events', toEventQuery(params), requestOptions);
+    const listEvents = (params: EventParams = {}, listOptions: ListOptions = {}) =>
+      new PagePromise<EventPage>(async () => new EventPage(await fetchEvents(params, listOptions), params, listOptions, fetchEvents));
+    this.events = {
+      list: listEvents,
+      pages: (params, listOptions) => listEvents(params, listOptions).iterPages(),
+      watch: (params, watchOptions) => watchEvents(fetchEvents, params, watchOptions),
     };
   }
 

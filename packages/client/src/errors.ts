@@ -102,6 +102,18 @@ export class NotFoundError extends DomainIndexError {
   declare readonly code: ErrorCodeOf<404>;
 }
 
+/**
+ * 410 `cursor_expired`: the change feed's cursor points before the oldest event the API keeps
+ * (events are kept EVENT_RETENTION_DAYS, 14 by default). Events between it and the oldest kept
+ * are gone: start again without `after` (the oldest kept) or with `after: 'now'`, and re-read
+ * what you need with a search. Never retried.
+ */
+export class CursorExpiredError extends DomainIndexError {
+  static override readonly kind: string = 'CursorExpiredError';
+  override readonly name = 'CursorExpiredError';
+  declare readonly code: ErrorCodeOf<410>;
+}
+
 /** 429: the key's rate limit is used up. */
 export class RateLimitError extends DomainIndexError {
   static override readonly kind: string = 'RateLimitError';
@@ -193,7 +205,14 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   if (family === 400 || family === 405) return new InvalidRequestError(message, details);
   if (family === 401) return new AuthenticationError(message, details);
   if (family === 404) return new NotFoundError(message, details);
+  if (family === 410) return new CursorExpiredError(message, details);
   if (family === 429) return new RateLimitError(message, { ...details, retryAfter: parseRetryAfter(headers) });
   if (code === 'internal_error') return new InternalServerError(message, details);
-  return new ServiceUnavailableError(message, details);
+  if (family === 500 || family === 503) return new ServiceUnavailableError(message, details);
+  // A status the contract gains later must get its family above: until then this does not compile.
+  return unmappedStatus(family, message, details);
+}
+
+function unmappedStatus(family: never, message: string, details: ErrorDetails): DomainIndexError {
+  return new DomainIndexError(`${message} (HTTP ${String(family)})`, details);
 }

@@ -3,6 +3,7 @@ export {
   AbortError,
   AuthenticationError,
   ConnectionError,
+  CursorExpiredError,
   DomainIndexError,
   InternalServerError,
   InvalidRequestError,
@@ -16,12 +17,19 @@ export type {
   Domain,
   ErrorCode,
   ErrorEnvelope,
+  Event,
+  EventListEnvelope,
+  EventParams,
+  EventType,
   ListEnvelope,
   LookupEnvelope,
   SearchParams,
   StatsEnvelope,
 } from './generated/api-types';
-export { ERROR_STATUS, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
-export { DomainPage, PagePromise, type ListOptions } from './pagination';
+export { ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
+export { EventPage } from './event-page';
+export { DomainPage, PagePromise, type ItemOf, type ListOptions, type WalkablePage } from './pagination';
 export type { RateLimitInfo } from './rate-limit';
 export type { RequestOptions } from './transport';
+export type { WatchOptions } from './watch';
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookFailure, type WebhookHeaders } from './webhooks';

@@ -148,6 +148,39 @@ abortedInFlight({ DomainIndex }).then((error) => console.log(JSON.stringify({ na
     expect(JSON.parse(await runAsync('abort.cjs'))).toEqual({ name: 'AbortError', abort: true, base: true });
   });
 
+  it('verifies webhooks from both builds, and their errors are instanceof either copy of the classes', () => {
+    writeFileSync(
+      join(scratch, 'webhooks.mjs'),
+      `import * as esm from '@domain-index/client';
+import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
+const cjs = createRequire(import.meta.url)('@domain-index/client');
+const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+const body = JSON.stringify({ ok: true });
+const timestamp = String(Math.floor(Date.now() / 1000));
+const signature = createHmac('sha256', Buffer.alloc(32, 7)).update('msg_1.' + timestamp + '.' + body).digest('base64');
+const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': timestamp, 'webhook-signature': 'v1,' + signature };
+const refusal = (lib) => { try { lib.verifyWebhook(body + ' ', headers, secret); return 'accepted'; } catch (error) { return error; } };
+const classes = (error) => ({ reason: error.reason, esm: error instanceof esm.WebhookVerificationError, cjs: error instanceof cjs.WebhookVerificationError, base: error instanceof esm.DomainIndexError && error instanceof cjs.DomainIndexError });
+const expired = new cjs.CursorExpiredError('gone', { status: 410, code: 'cursor_expired' });
+console.log(JSON.stringify({
+  esm: esm.verifyWebhook(body, headers, secret),
+  cjs: cjs.verifyWebhook(body, headers, secret),
+  refusedByEsm: classes(refusal(esm)),
+  refusedByCjs: classes(refusal(cjs)),
+  expired: { esm: expired instanceof esm.CursorExpiredError, code: expired.code, notAuth: expired instanceof esm.AuthenticationError },
+}));`,
+    );
+    const refused = { reason: 'no_matching_signature', esm: true, cjs: true, base: true };
+    expect(JSON.parse(run('webhooks.mjs'))).toEqual({
+      esm: { ok: true },
+      cjs: { ok: true },
+      refusedByEsm: refused,
+      refusedByCjs: refused,
+      expired: { esm: true, code: 'cursor_expired', notAuth: false },
+    });
+  });
+
   it('works from an ES module', () => {
     writeFileSync(
       join(scratch, 'esm.mjs'),
@@ -178,7 +211,7 @@ console.log(JSON.stringify({ rows: page.data.length, notFound: missing instanceo
   it('type-checks a strict TypeScript consumer, and rejects a mistyped parameter', () => {
     writeFileSync(
       join(scratch, 'consumer.ts'),
-      `import { DomainIndex, DomainIndexError, RateLimitError, type Domain, type SearchParams } from '@domain-index/client';
+      `import { CursorExpiredError, DomainIndex, DomainIndexError, EVENT_TYPES, RateLimitError, verifyWebhook, type Domain, type Event, type EventParams, type EventType, type SearchParams } from '@domain-index/client';
 const params: SearchParams = { status: 'dropping', sort: 'length', min_price: 10, no_hyphens: true };
 const client = new DomainIndex({ apiKey: 'x' });
 export async function names(): Promise<string[]> {
@@ -193,6 +226,18 @@ export const wrong: SearchParams = { status: 'sold' };
 export const isLimited = (e: unknown): boolean => e instanceof DomainIndexError && e.code === 'rate_limited';
 // @ts-expect-error code is the ErrorCode union: a misspelt code does not compile
 export const misspelt = (e: DomainIndexError): boolean => e.code === 'rate_limit';
+export async function follow(store: (cursor: string) => Promise<void>): Promise<string> {
+  for await (const page of client.events.pages({ type: ['listing.added', 'listing.updated'], tld: 'ai' }, { maxPages: 2 })) {
+    const names: (string | undefined)[] = page.data.map((event: Event) => event.data.object?.domain_name);
+    if (names.length > 0) await store(page.next_cursor);
+  }
+  return client.events.watch({ after: 'now', type: 'listing.removed' }, { signal: AbortSignal.timeout(10), onEvents: (events: Event[], next: string) => store(next + String(events.length)) });
+}
+export const kinds: readonly EventType[] = EVENT_TYPES;
+// @ts-expect-error type is a closed set of event types
+export const notAType: EventParams = { type: ['listing.sold'] };
+export const verified = (body: string, headers: Record<string, string>): unknown => verifyWebhook(body, headers, ['whsec_a', 'whsec_b'], { toleranceSeconds: 60 });
+export const expiredCursor = (e: unknown): boolean => e instanceof CursorExpiredError && e.code === 'cursor_expired';
 declare const process: { env: Record<string, string | undefined> };
 export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDEX_API_KEY, baseUrl: process.env.DOMAIN_INDEX_BASE_URL });
 `,
@@ -219,7 +264,7 @@ export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDE
     const samples = Object.values(document.paths as Record<string, Record<string, { 'x-codeSamples': { label: string; source: string }[] }>>).map(
       (path) => path.get!['x-codeSamples'].find((sample) => sample.label === 'TypeScript client')!.source,
     );
-    expect(samples).toHaveLength(3);
+    expect(samples).toHaveLength(4);
     samples.forEach((source, index) => {
       writeFileSync(join(scratch, `openapi-sample-${index}.mjs`), source);
       expect(run(`openapi-sample-${index}.mjs`).length, source).toBeGreaterThan(0);

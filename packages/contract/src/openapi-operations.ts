@@ -77,16 +77,17 @@ ${newClient(serverUrl)}
 
 // New .ai names under $500 without hyphens, from the oldest event kept; store the cursor of
 // each page to resume there after a restart, without gaps or repeats
-let cursor: string | undefined;
+let cursor = 'now';
 for await (const page of client.events.pages({ type: ['listing.added'], tld: 'ai', max_price: 500, no_hyphens: true }, { maxPages: 3 })) {
   for (const event of page.data) console.log(event.type, event.data.object?.domain_name);
   cursor = page.next_cursor;
 }
 
-// Or keep polling until stopped: every 30 s when caught up, backing off on failures
+// Or keep polling until stopped: every 30 s when caught up, backing off on failures;
+// it resolves with the cursor to resume from
 const stop = new AbortController();
 setTimeout(() => stop.abort(), 1_000);
-await client.events.watch({ after: cursor ?? 'now', type: ['listing.updated'] }, {
+cursor = await client.events.watch({ after: cursor, type: ['listing.updated'] }, {
   signal: stop.signal,
   intervalMs: 30_000,
   onEvents: (events, nextCursor) => {
@@ -94,6 +95,7 @@ await client.events.watch({ after: cursor ?? 'now', type: ['listing.updated'] },
     cursor = nextCursor;
   },
 });
+console.log('stopped; resume with after =', cursor);
 `,
   },
   createAlert: {
