@@ -52,7 +52,7 @@ for (const { engine, skip } of testEngines()) {
       const records = [...seedRecords({ rows: 400, seed: 11, sources: ['alpha'], now: NOW })]
         .map(({ record }) => record)
         // not ended: a search reaches only listings that have not ended
-        .filter((record) => record.auction_end_time === undefined || record.auction_end_time === null || Date.parse(String(record.auction_end_time)) > NOW.getTime());
+        .filter((record) => typeof record.auction_end_time !== 'string' || Date.parse(record.auction_end_time) > NOW.getTime());
       const summary = await importBatch({ database: test.database, source: SOURCES[0]!, clock, input: jsonlFeed([{ domain_name: 'seed-row.com', status: 'available', current_bid: 1 }, ...records]) });
       expect(summary.outcome).toBe('applied');
       added = new Set(records.map((record) => String(record.domain_name)));
@@ -158,7 +158,7 @@ describe.skipIf(postgres.skip)('the change feed under concurrent imports and a k
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     const all = await test.database.rows<{ id: string }>(sql`select id from listing_events order by id`);
-    const startId = Number(JSON.parse(Buffer.from(start.split('.')[0]!, 'base64url').toString()).id);
+    const startId = (JSON.parse(Buffer.from(start.split('.')[0]!, 'base64url').toString()) as { id: number }).id;
     expect(ids).toEqual(all.map((row) => Number(row.id)).filter((id) => id > startId));
     expect(ids.length).toBeGreaterThan(400);
   });

@@ -86,7 +86,7 @@ for (const { engine, skip } of testEngines()) {
       expect(endMoved.data.previous_attributes).toEqual({ auction_end_time: hours(T1, 100), updated_at: T1.toISOString() });
       expect(endMoved.data.object).toMatchObject({ auction_end_time: hours(T1, 120) });
       // the score moves with marketplace activity: it is one of the changed fields
-      expect(priceMoved.data.previous_attributes).toEqual({ current_bid: 20, bid_count: 2, index_score: expect.any(Number), updated_at: T1.toISOString() });
+      expect(priceMoved.data.previous_attributes).toEqual({ current_bid: 20, bid_count: 2, index_score: expect.any(Number) as number, updated_at: T1.toISOString() });
       expect(priceMoved.data.previous_attributes!.index_score).not.toBe(priceMoved.data.object!.index_score);
       expect(priceMoved.data.object).toMatchObject({ current_bid: 25, bid_count: 3 });
       expect(statusChanged.data.previous_attributes).toEqual({ status: 'auction', buy_now_price: null, updated_at: T1.toISOString() });
@@ -129,7 +129,7 @@ for (const { engine, skip } of testEngines()) {
     it('starts at the newest event with after=now, and carries a cursor on every page, an empty one included', async () => {
       const response = await api.get('/api/v1/events?after=now&limit=5');
       const page = (await response.json()) as EventListEnvelope;
-      expect(page).toMatchObject({ object: 'list', data: [], pagination: { page_size: 5, has_more: false, next_cursor: expect.any(String) } });
+      expect(page).toMatchObject({ object: 'list', data: [], pagination: { page_size: 5, has_more: false, next_cursor: expect.any(String) as string } });
       const again = (await (await api.get(`/api/v1/events?after=${page.pagination.next_cursor}`)).json()) as EventListEnvelope;
       expect(again.data).toEqual([]);
     });
