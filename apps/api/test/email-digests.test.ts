@@ -42,7 +42,7 @@ describe('email digests through a real SMTP server on loopback (PGlite)', () => 
     await importBatch({ database: test.database, source: SOURCE, clock: systemClock, input: jsonlFeed([listing('first.com', 1)]) });
   });
   afterAll(async () => {
-    await mailer.close();
+    mailer.close();
     await sink.stop();
     await api.close();
   });
