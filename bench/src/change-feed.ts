@@ -129,7 +129,7 @@ async function generateEvents(url: string): Promise<void> {
                ((g * 7919) % 20000 / 4.0)::numeric(14, 2), g % 40, ${from.toISOString()}::timestamptz + ((g % 240) * interval '1 hour'),
                case when g % 7 = 0 then (g % 90)::real end, case when g % 7 = 0 then g % 100000 end, case when g % 9 = 0 then (g % 60)::real end,
                (g % 25)::smallint, ${from.toISOString()}::timestamptz, ${from.toISOString()}::timestamptz
-        from generate_series(1, ${EVENTS_PER_DAY}) g`);
+        from generate_series(1::bigint, ${EVENTS_PER_DAY}) g`);
       log(`events of day ${day + 1}/${DAYS}: ${EVENTS_PER_DAY} in ${((performance.now() - began) / 1000).toFixed(1)} s`);
     }
     await database.rows(sql`vacuum analyze listing_events`);
