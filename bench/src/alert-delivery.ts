@@ -21,7 +21,7 @@ import { loadWebhookSecretKey } from '@domain-index/api/src/webhooks/secret-box'
 import { generateWebhookSecret } from '@domain-index/api/src/webhooks/signing';
 import { importBatch } from '@domain-index/api/src/indexing/import-batch';
 import { systemClock } from '@domain-index/api/src/clock';
-import { CLI, ensureDatabaseExists, runCli } from './dataset';
+import { CLI, runCli } from './dataset';
 import { percentiles } from './measure';
 import { BENCH } from './settings';
 import { spawn } from 'node:child_process';
@@ -42,8 +42,9 @@ function lines(batch: Record<string, unknown>[]): Readable {
 }
 
 async function freshDatabase(): Promise<Database> {
-  await ensureDatabaseExists(url.toString());
-  const admin = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
+  const adminUrl = new URL(BENCH.databaseUrl);
+  adminUrl.pathname = '/postgres';
+  const admin = await openDatabase({ databaseUrl: adminUrl.toString(), maxConnections: 1 });
   await admin.rows(sql.raw(`drop database if exists di_bench_alerts with (force)`));
   await admin.rows(sql.raw(`create database di_bench_alerts`));
   await admin.close();
@@ -72,9 +73,8 @@ async function insertAlert(database: Database, keyId: string, query: string, web
 async function latency(): Promise<Record<string, unknown>> {
   const database = await freshDatabase();
   const box = await loadWebhookSecretKey(database);
-  const key = (await runCli(['keys', 'create', '--plan', 'pro', '--name', 'bench'], { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' })).trim();
+  await runCli(['keys', 'create', '--plan', 'pro', '--name', 'bench'], { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' });
   const [{ id: keyId } = { id: '' }] = await database.rows<{ id: string }>(sql`select id from api_keys order by created_at desc limit 1`);
-  key;
   const arrivals: number[] = [];
   const server = createServer((req, res) => {
     req.resume();
