@@ -7,7 +7,7 @@
 //    past the batch (matched and queued, nothing sent).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
+const MIX = process.env.ALERT_MIX ?? 'realistic';
 const url = new URL(BENCH.databaseUrl);
 url.pathname = '/di_bench_alerts';
 const SOURCE: SourceConfig = { id: 'bidhaus', name: 'BidHaus', everyMinutes: 1440, feed: 'unused.jsonl', format: 'jsonl' };
@@ -115,14 +116,20 @@ async function latency(): Promise<Record<string, unknown>> {
   return { batches: samples.length, ...percentiles(samples), max: Math.round(Math.max(...samples)) };
 }
 
-/** Queries drawn from the feed's parameters, as customers would write alerts. */
-function alertQuery(i: number): string {
+/**
+ * Alert queries drawn from the feed's parameters. `realistic` (the default): each names a suffix
+ * or a term, as "a .ai name under $500 without hyphens" does, and one or two more filters;
+ * `broad` (ALERT_MIX=broad): a seventh of them filter on the event type alone, a stress case where
+ * most alerts match most events.
+ */
+function alertQuery(i: number, mix: string): string {
   const parts: string[] = [];
   const tlds = ['com', 'net', 'io', 'ai', 'co.uk', 'org'];
   const terms = ['cloud', 'data', 'home', 'shop', 'an', 'er', 'solar', 'smart'];
-  if (i % 2 === 0) parts.push(`tld=${tlds[i % tlds.length]!}`);
+  if (mix === 'realistic') parts.push(i % 2 === 0 ? `tld=${tlds[(i / 2) % tlds.length]!}` : `search=${terms[((i - 1) / 2) % terms.length]!}`);
+  else if (i % 2 === 0) parts.push(`tld=${tlds[i % tlds.length]!}`);
   if (i % 3 === 0) parts.push(`max_price=${100 + (i % 50) * 20}`);
-  if (i % 4 === 0) parts.push(`search=${terms[i % terms.length]!}`);
+  if (mix !== 'realistic' && i % 4 === 0) parts.push(`search=${terms[i % terms.length]!}`);
   if (i % 5 === 0) parts.push('no_hyphens=true');
   if (i % 7 === 0) parts.push(`min_score=${20 + (i % 50)}`);
   if (i % 6 === 1) parts.push('type=listing.added');
@@ -136,7 +143,7 @@ async function throughput(): Promise<Record<string, unknown>> {
   await runCli(['keys', 'create', '--plan', 'pro', '--name', 'bench'], { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' });
   const [{ id: keyId } = { id: '' }] = await database.rows<{ id: string }>(sql`select id from api_keys order by created_at desc limit 1`);
   await importBatch({ database, source: SOURCE, clock: systemClock, input: lines(records(1_000, 5)) });
-  for (let i = 0; i < 1_000; i += 1) await insertAlert(database, keyId, alertQuery(i), 'https://hooks.example.com/never-sent', box);
+  for (let i = 0; i < 1_000; i += 1) await insertAlert(database, keyId, alertQuery(i, MIX), 'https://hooks.example.com/never-sent', box);
   const batch = [...records(1_000, 5), ...records(50_000, 6).map((record, i) => ({ ...record, domain_name: `n${i}-${String(record.domain_name)}` }))];
   const summary = await importBatch({ database, source: SOURCE, clock: systemClock, input: lines(batch) });
   log(`batch: ${summary.inserted} added, ${summary.updated} updated`);
@@ -151,10 +158,22 @@ async function throughput(): Promise<Record<string, unknown>> {
   const seconds = (performance.now() - started) / 1000;
   const [messages] = await database.rows<{ n: number; events: string }>(sql`select count(*)::int as n, coalesce(sum(cardinality(event_ids)), 0)::text as events from webhook_deliveries`);
   await database.close();
-  return { alerts: 1_000, changes: summary.inserted + summary.updated, seconds: Number(seconds.toFixed(2)), messagesQueued: queued, messages: messages!.n, matchedEvents: Number(messages!.events) };
+  return { alerts: 1_000, mix: MIX, changes: summary.inserted + summary.updated, seconds: Number(seconds.toFixed(2)), messagesQueued: queued, messages: messages!.n, matchedEvents: Number(messages!.events) };
 }
 
-const results = { ranAt: new Date().toISOString(), commitToWebhookMs: await latency(), fillThroughput: await throughput() };
+const previous = (() => {
+  try {
+    return JSON.parse(readFileSync(`${fileURLToPath(new URL('../results/', import.meta.url))}alert-delivery.json`, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+})();
+const results = {
+  ...previous,
+  ranAt: new Date().toISOString(),
+  ...(process.env.ALERT_PART !== 'fill' && { commitToWebhookMs: await latency() }),
+  [MIX === 'realistic' ? 'fillThroughput' : `fillThroughput_${MIX}`]: await throughput(),
+};
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(`${resultsDir}alert-delivery.json`, `${JSON.stringify(results, null, 2)}\n`);
