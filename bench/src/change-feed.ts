@@ -9,7 +9,10 @@
 //    1,000,000 by default: 5% of 20M listings changed a day), generated straight into the events table of
 //    a database of its own, read through the real `serve` one request at a time: p50/p90/p99 per filter,
 //    each request from a position drawn at random over the 14 days.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { finished } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,16 +43,22 @@ const results: Record<string, unknown> = (() => {
   }
 })();
 
-/** The feed with 5% of its rows at another price: every 20th line's current_bid + 1. */
-function changedCopy(from: string, to: string): void {
-  const lines = readFileSync(from, 'utf8').split('\n');
-  const changed = lines.map((line, i) => {
-    if (line === '' || i % 20 !== 0) return line;
-    const record = JSON.parse(line) as { current_bid?: number | null };
-    record.current_bid = (record.current_bid ?? 0) + 1;
-    return JSON.stringify(record);
-  });
-  writeFileSync(to, changed.join('\n'));
+/** The feed with 5% of its rows at another price: every 20th line's current_bid + 1 (streamed: the feed is over 512 MB). */
+async function changedCopy(from: string, to: string): Promise<void> {
+  const out = createWriteStream(to);
+  let i = 0;
+  for await (const line of createInterface({ input: createReadStream(from), crlfDelay: Infinity })) {
+    let text = line;
+    if (line !== '' && i % 20 === 0) {
+      const record = JSON.parse(line) as { current_bid?: number | null };
+      record.current_bid = (record.current_bid ?? 0) + 1;
+      text = JSON.stringify(record);
+    }
+    i += 1;
+    if (!out.write(`${text}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await finished(out);
 }
 
 async function syncOverhead(): Promise<void> {
@@ -63,7 +72,7 @@ async function syncOverhead(): Promise<void> {
     const a = join(scratch, 'a.jsonl');
     const b = join(scratch, 'b.jsonl');
     await writeFeed(a, SOURCE_ROWS, 99);
-    changedCopy(a, b);
+    await changedCopy(a, b);
     // a sixth marketplace beside the seeded five, holding exactly the feed's million
     const sourcesFile = join(scratch, 'sources.json');
     writeFileSync(sourcesFile, JSON.stringify([...DEFAULT_SOURCES, { id: 'bidhaus2', name: 'Bench', everyMinutes: 60, format: 'jsonl', feed: a }]));
@@ -153,7 +162,7 @@ async function feedLatency(): Promise<void> {
   const database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 1 });
   const codec = new EventCursorCodec(await loadCursorSecret(database));
   const [range] = await database.rows<{ min: string; max: string; size: string }>(
-    sql`select min(id)::text as min, max(id)::text as max, pg_total_relation_size('listing_events')::text as size from listing_events`,
+    sql`select min(id)::text as min, max(id)::text as max, (select sum(pg_total_relation_size(inhrelid)) from pg_inherits where inhparent = 'listing_events'::regclass)::text as size from listing_events`,
   );
   await database.close();
   const key = await benchKey(url.toString());
