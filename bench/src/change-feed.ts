@@ -71,7 +71,7 @@ async function syncOverhead(): Promise<void> {
   try {
     const a = join(scratch, 'a.jsonl');
     const b = join(scratch, 'b.jsonl');
-    await writeFeed(a, SOURCE_ROWS, 99);
+    await writeFeed(a, SOURCE_ROWS, 99, 'bidhaus2');
     await changedCopy(a, b);
     // a sixth marketplace beside the seeded five, holding exactly the feed's million
     const sourcesFile = join(scratch, 'sources.json');

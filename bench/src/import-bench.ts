@@ -13,10 +13,10 @@ export interface ImportResult {
   peakRssMiB: number;
 }
 
-/** Writes an N-row JSONL feed of one source, from the seed generator (another seed, other names). */
-export async function writeFeed(path: string, rows: number, seed = 7): Promise<void> {
+/** Writes an N-row JSONL feed of one source (`source`), from the seed generator (another seed, other names). */
+export async function writeFeed(path: string, rows: number, seed = 7, source = 'bidhaus'): Promise<void> {
   const out = createWriteStream(path);
-  for (const { record } of seedRecords({ rows, seed, sources: ['bidhaus'], now: new Date() })) {
+  for (const { record } of seedRecords({ rows, seed, sources: [source], now: new Date() })) {
     if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
   }
   out.end();
