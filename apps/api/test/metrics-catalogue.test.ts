@@ -8,7 +8,9 @@ import { ApiMetrics } from '../src/ops/api-metrics';
 import { Readiness, readinessRegistry } from '../src/ops/readiness';
 import { SyncMetrics } from '../src/ops/sync-metrics';
 import { registerPoolMetrics } from '../src/ops/pool-metrics';
-import { openDatabase } from '@domain-index/db';
+import { DeliveryMetrics } from '../src/alerts/delivery-metrics';
+import { systemClock } from '../src/clock';
+import { migrateDatabase, openDatabase } from '@domain-index/db';
 import { parseExposition } from './support/prometheus';
 
 const repoFile = (path: string) =>
@@ -32,8 +34,13 @@ async function exposedNames(): Promise<Set<string>> {
   // a real pool, never connected (postgres.js connects on its first statement): its gauges have series
   const pool = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/unused' });
   registerPoolMetrics(registry, () => [{ node: 'primary', database: pool }]);
+  // the outbox gauges read a real database: the embedded one, empty
+  const embedded = await openDatabase({ dataDir: 'memory://' });
+  await migrateDatabase(embedded);
+  new DeliveryMetrics(registry, embedded, systemClock);
   const text = `${await registry.metrics()}${await readinessRegistry(new Readiness(undefined)).metrics()}`;
   await pool.close();
+  await embedded.close();
   return new Set(parseExposition(text).map((series) => series.name));
 }
 
@@ -43,6 +50,7 @@ async function ownFamilies(): Promise<Set<string>> {
   new ApiMetrics(registry);
   new SyncMetrics(registry);
   registerPoolMetrics(registry, () => []);
+  new DeliveryMetrics(registry, await openDatabase({ dataDir: 'memory://' }), systemClock);
   const readiness = readinessRegistry(new Readiness(undefined));
   return new Set([...(await registry.getMetricsAsJSON()), ...(await readiness.getMetricsAsJSON())].map((metric) => metric.name));
 }
@@ -81,6 +89,7 @@ describe('the metrics catalogue', () => {
       'DomainIndexHighServerErrorRate',
       'DomainIndexRateLimitBackendUnavailable',
       'DomainIndexDbPoolSaturated',
+      'DomainIndexWebhookBacklog',
     ]);
     for (const rule of rules) {
       expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);

@@ -45,6 +45,7 @@ CREATE TABLE "webhook_deliveries" (
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"next_attempt_at" timestamp (3) with time zone NOT NULL,
 	"claimed_until" timestamp (3) with time zone,
+	"claimed_by" text,
 	"created_at" timestamp (3) with time zone NOT NULL,
 	"delivered_at" timestamp (3) with time zone
 );

@@ -26,36 +26,42 @@ export interface DigestSettings {
 /**
  * Sends the email digests that are due: for each alert with a digest whose period has ended,
  * the events matched since the last digest, one mail if there are any (nothing when nothing
- * matched), then the period moves on. The position and the next due time are written only
- * after the mail was accepted, under the alert's row lock: a failed mail is tried again at the
- * next turn, and two workers never mail the same period. Returns the mails sent.
+ * matched), then the period moves on. A worker claims a period by moving its due time forward
+ * in one statement (two workers never mail the same period); the position moves past the mailed
+ * events only once the mail was accepted, and a mail that fails gives the period back to be
+ * tried at the next turn. A worker that dies between the two leaves the events to the next
+ * period's mail: late, never lost. Returns the mails sent.
  */
 export async function sendDueDigests(database: Database, settings: DigestSettings): Promise<number> {
   const now = settings.clock.now();
-  const due = await database.db.select({ id: alerts.id }).from(alerts).where(and(isNotNull(alerts.emailDigest), isNotNull(alerts.emailTo), lte(alerts.digestDueAt, now)));
+  const due = await database.db.select().from(alerts).where(and(isNotNull(alerts.emailDigest), isNotNull(alerts.emailTo), lte(alerts.digestDueAt, now)));
   let sent = 0;
-  for (const { id } of due) {
-    await database.db.transaction(async (tx) => {
-      const [alert] = await tx.select().from(alerts).where(eq(alerts.id, id)).for('update', { skipLocked: true });
-      if (alert === undefined || alert.emailDigest === null || alert.emailTo === null || alert.digestDueAt === null || alert.digestDueAt > now) return;
-      const [head] = await tx.execute(sql`select coalesce(max(id), 0)::text as head from listing_events`).then((result) => (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { head: string }[]);
-      const to = Math.max(Number(head?.head ?? 0), alert.digestPosition);
-      if (!alert.paused) {
-        const conditions = and(sql`${listingEvents.id} > ${alert.digestPosition} and ${listingEvents.id} <= ${to}`, eventConditions(alertEventQuery(alert.query), { sourceLoaded: 'when-asked' }));
-        const [{ total } = { total: 0 }] = await tx.select({ total: sql<number>`count(*)::int` }).from(listingEvents).where(conditions);
-        if (total > 0) {
-          const ids = await tx.select({ id: listingEvents.id }).from(listingEvents).where(conditions).orderBy(listingEvents.id).limit(DIGEST_LISTED);
-          const events = await eventsByIds(database, ids.map((row) => row.id));
-          const outcome = await settings.mailer.send(digestMail(alert, events, total, settings, now));
-          if (!outcome.ok) {
-            settings.logger.warn({ alertId: alert.id, error: outcome.error, reason: outcome.message }, 'an email digest could not be sent; it is tried again at the next turn');
-            return;
-          }
-          sent += 1;
+  for (const alert of due) {
+    if (alert.emailDigest === null || alert.digestDueAt === null) continue;
+    const claimed = await database.db
+      .update(alerts)
+      .set({ digestDueAt: nextDigestDue(alert.emailDigest, now) })
+      .where(and(eq(alerts.id, alert.id), eq(alerts.digestDueAt, alert.digestDueAt)))
+      .returning({ position: alerts.digestPosition });
+    if (claimed.length === 0) continue;
+    const [head] = await database.rows<{ head: string }>(sql`select coalesce(max(id), 0)::text as head from listing_events`);
+    const to = Math.max(Number(head?.head ?? 0), alert.digestPosition);
+    if (!alert.paused) {
+      const conditions = and(sql`${listingEvents.id} > ${alert.digestPosition} and ${listingEvents.id} <= ${to}`, eventConditions(alertEventQuery(alert.query), { sourceLoaded: 'when-asked' }));
+      const [{ total } = { total: 0 }] = await database.db.select({ total: sql<number>`count(*)::int` }).from(listingEvents).where(conditions);
+      if (total > 0) {
+        const ids = await database.db.select({ id: listingEvents.id }).from(listingEvents).where(conditions).orderBy(listingEvents.id).limit(DIGEST_LISTED);
+        const events = await eventsByIds(database, ids.map((row) => row.id));
+        const outcome = await settings.mailer.send(digestMail(alert, events, total, settings, now));
+        if (!outcome.ok) {
+          await database.db.update(alerts).set({ digestDueAt: alert.digestDueAt }).where(eq(alerts.id, alert.id));
+          settings.logger.warn({ alertId: alert.id, error: outcome.error, reason: outcome.message }, 'an email digest could not be sent; it is tried again at the next turn');
+          continue;
         }
+        sent += 1;
       }
-      await tx.update(alerts).set({ digestPosition: to, digestDueAt: nextDigestDue(alert.emailDigest, now) }).where(eq(alerts.id, alert.id));
-    });
+    }
+    await database.db.update(alerts).set({ digestPosition: to }).where(eq(alerts.id, alert.id));
   }
   return sent;
 }

@@ -1,8 +1,10 @@
+import { hostname } from 'node:os';
 import { alerts, and, eq, sql, webhookAttempts, webhookDeliveries, type AlertRow, type Database } from '@domain-index/db';
 import { recordAudit } from '../accounts/audit';
 import type { Clock } from '../clock';
 import { eventsByIds } from '../events/feed-page';
 import type { Logger } from '../logger';
+import { processRuns } from '../process-runs';
 import type { AllowList } from '../webhooks/address-rules';
 import { nextAttemptAt, shouldDisable } from '../webhooks/retry-schedule';
 import { sendWebhookRequest, type Resolver, type WebhookAttempt } from '../webhooks/safe-request';
@@ -33,6 +35,25 @@ export interface SenderSettings {
 /** A claim on a message lasts this long beyond its timeout; a sender that dies lets it lapse, and another sends it again. */
 const CLAIM_MARGIN_MS = 15_000;
 
+/** This sender, as its claims name it. */
+const SENDER = `${hostname()}:${process.pid}`;
+
+/**
+ * Senders of this machine that hold claims but are gone (killed mid-send): their claims are
+ * taken over at once by a sender restarted here, rather than when the lease runs out.
+ */
+async function deadLocalClaimers(database: Database, now: Date): Promise<string[]> {
+  const rows = await database.rows<{ claimed_by: string }>(sql`
+    select distinct claimed_by from webhook_deliveries
+    where status = 'pending' and claimed_until >= ${now.toISOString()}::timestamptz and claimed_by like ${`${hostname()}:%`}`);
+  return rows
+    .map((row) => row.claimed_by)
+    .filter((claimer) => {
+      const pid = Number(claimer.slice(claimer.lastIndexOf(':') + 1));
+      return pid !== process.pid && !processRuns(pid);
+    });
+}
+
 interface Claimed {
   id: string;
   alert_id: string;
@@ -51,13 +72,15 @@ interface Claimed {
 export async function sendDueMessages(database: Database, settings: SenderSettings): Promise<number> {
   const now = settings.clock.now();
   const lease = new Date(now.getTime() + (settings.timeoutMs ?? 15_000) + CLAIM_MARGIN_MS);
+  const dead = await deadLocalClaimers(database, now);
   const claimed = await database.rows<Claimed & Record<string, unknown>>(sql`
-    update webhook_deliveries d set claimed_until = ${lease.toISOString()}::timestamptz
+    update webhook_deliveries d set claimed_until = ${lease.toISOString()}::timestamptz, claimed_by = ${SENDER}
     where d.id in (
       select d2.id from webhook_deliveries d2
       join alerts a on a.id = d2.alert_id
       where d2.status = 'pending' and d2.next_attempt_at <= ${now.toISOString()}::timestamptz
-        and (d2.claimed_until is null or d2.claimed_until < ${now.toISOString()}::timestamptz)
+        and (d2.claimed_until is null or d2.claimed_until < ${now.toISOString()}::timestamptz
+             ${dead.length === 0 ? sql`` : sql`or d2.claimed_by in (${sql.join(dead.map((claimer) => sql`${claimer}`), sql`, `)})`})
         and a.webhook_url is not null and a.webhook_disabled_at is null
         and (d2.kind = 'test' or not exists (
           select 1 from webhook_deliveries e
@@ -75,7 +98,7 @@ export async function sendDueMessages(database: Database, settings: SenderSettin
     else later.push(message.id);
   }
   if (later.length > 0) {
-    await database.db.execute(sql`update webhook_deliveries set claimed_until = null where id in (${sql.join(later.map((id) => sql`${id}`), sql`, `)})`);
+    await database.db.execute(sql`update webhook_deliveries set claimed_until = null, claimed_by = null where id in (${sql.join(later.map((id) => sql`${id}`), sql`, `)})`);
   }
   const queue = [...byAlert.values()];
   const workers = Array.from({ length: Math.min(settings.concurrency ?? 4, queue.length) }, async () => {
@@ -140,12 +163,12 @@ async function record(database: Database, settings: SenderSettings, alert: Alert
       .update(webhookDeliveries)
       .set(
         ok
-          ? { status: 'delivered', attempts, deliveredAt: now, claimedUntil: null }
+          ? { status: 'delivered', attempts, deliveredAt: now, claimedUntil: null, claimedBy: null }
           : gone || disable !== undefined
-            ? { status: 'cancelled', attempts, claimedUntil: null }
+            ? { status: 'cancelled', attempts, claimedUntil: null, claimedBy: null }
             : next === null
-              ? { status: 'failed', attempts, claimedUntil: null }
-              : { attempts, nextAttemptAt: next, claimedUntil: null },
+              ? { status: 'failed', attempts, claimedUntil: null, claimedBy: null }
+              : { attempts, nextAttemptAt: next, claimedUntil: null, claimedBy: null },
       )
       .where(eq(webhookDeliveries.id, message.id));
     await tx.update(alerts).set({ failingSince, ...(disable !== undefined && { webhookDisabledAt: now, webhookDisabledReason: disable }) }).where(eq(alerts.id, alert.id));

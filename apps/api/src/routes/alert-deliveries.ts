@@ -1,5 +1,5 @@
 import type { Contract } from '@domain-index/contract';
-import { and, desc, eq, lt, sql, webhookAttempts, webhookDeliveries } from '@domain-index/db';
+import { and, desc, eq, gte, lt, webhookAttempts, webhookDeliveries } from '@domain-index/db';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { Response } from 'express';
 import type { RouteDeps } from '../app';
@@ -65,7 +65,7 @@ export function alertDeliveryRoutes(deps: RouteDeps): Handlers {
           })
           .from(webhookAttempts)
           .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
-          .where(and(eq(webhookAttempts.alertId, alert.id), sql`${webhookAttempts.at} >= ${since}`, before === undefined ? undefined : lt(webhookAttempts.id, before)))
+          .where(and(eq(webhookAttempts.alertId, alert.id), gte(webhookAttempts.at, since), before === undefined ? undefined : lt(webhookAttempts.id, before)))
           .orderBy(desc(webhookAttempts.id))
           .limit(query.limit + 1),
       );

@@ -29,6 +29,8 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: instant('next_attempt_at').notNull(),
     /** A sender's claim: another sender leaves it alone until then. */
     claimedUntil: instant('claimed_until'),
+    /** Which sender holds the claim (`host:pid`): a restarted sender on that machine takes over a dead one's claims at once. */
+    claimedBy: text('claimed_by'),
     createdAt: instant('created_at').notNull(),
     deliveredAt: instant('delivered_at'),
   },

@@ -1,0 +1,191 @@
+// The change feed's cost and speed, written to bench/results/change-feed[-<N>m].json:
+//
+// 1. What the event log costs a sync: `BEFORE_CLI=<checkout before the feed>/apps/api/bin/domain-index.js`
+//    and this checkout's CLI take turns importing a 1,000,000-row source with 5% of its rows changed, in
+//    one database holding BENCH_ROWS other listings (5M by default; BENCH_ROWS=20000000 for 20M). Each
+//    turn undoes the other's 5% (feed A, then B, then A ...), so every import switches the same amount,
+//    end to end (process start to exit), in alternating order.
+// 2. GET /api/v1/events with filters over 14 days of events at the 20M index's change rate (EVENTS_PER_DAY,
+//    1,000,000 by default: 5% of 20M listings changed a day), generated straight into the events table of
+//    a database of its own, read through the real `serve` one request at a time: p50/p90/p99 per filter,
+//    each request from a position drawn at random over the 14 days.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase, sql } from '@domain-index/db';
+import { DEFAULT_SOURCES } from '@domain-index/indexer';
+import { EventCursorCodec } from '@domain-index/api/src/events/event-cursor';
+import { loadCursorSecret } from '@domain-index/api/src/search/cursor-secret';
+import { CLI, ensureDatabaseExists, ensureDataset, runCli } from './dataset';
+import { measureImport, writeFeed, type ImportResult } from './import-bench';
+import { percentiles, type Latency } from './measure';
+import { benchKey, startApi } from './servers';
+import { BENCH } from './settings';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SOURCE_ROWS = 1_000_000;
+const EVENTS_PER_DAY = Number(process.env.EVENTS_PER_DAY ?? 1_000_000);
+const DAYS = 14;
+const REQUESTS = Number(process.env.BENCH_SEQUENTIAL ?? 200);
+const only = process.env.CHANGE_FEED_PART;
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+const resultsFile = `${resultsDir}change-feed${BENCH.rows === 5_000_000 ? '' : `-${BENCH.rows / 1_000_000}m`}.json`;
+const results: Record<string, unknown> = (() => {
+  try {
+    return JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+})();
+
+/** The feed with 5% of its rows at another price: every 20th line's current_bid + 1. */
+function changedCopy(from: string, to: string): void {
+  const lines = readFileSync(from, 'utf8').split('\n');
+  const changed = lines.map((line, i) => {
+    if (line === '' || i % 20 !== 0) return line;
+    const record = JSON.parse(line) as { current_bid?: number | null };
+    record.current_bid = (record.current_bid ?? 0) + 1;
+    return JSON.stringify(record);
+  });
+  writeFileSync(to, changed.join('\n'));
+}
+
+async function syncOverhead(): Promise<void> {
+  const before = process.env.BEFORE_CLI;
+  if (before === undefined) throw new Error('BEFORE_CLI must name the domain-index.js of the checkout before the change feed');
+  const dataset = await ensureDataset(BENCH.databaseUrl, BENCH.rows, BENCH.seed);
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
+  log(`index: ${dataset.listings} listings (${dataset.reused ? 'reused' : `seeded in ${Math.round(dataset.seedSeconds ?? 0)} s`})`);
+  const scratch = mkdtempSync(join(tmpdir(), 'di-change-feed-'));
+  try {
+    const a = join(scratch, 'a.jsonl');
+    const b = join(scratch, 'b.jsonl');
+    await writeFeed(a, SOURCE_ROWS, 99);
+    changedCopy(a, b);
+    // a sixth marketplace beside the seeded five, holding exactly the feed's million
+    const sourcesFile = join(scratch, 'sources.json');
+    writeFileSync(sourcesFile, JSON.stringify([...DEFAULT_SOURCES, { id: 'bidhaus2', name: 'Bench', everyMinutes: 60, format: 'jsonl', feed: a }]));
+    const env = { SOURCES_FILE: sourcesFile };
+    const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
+    await database.rows(sql`delete from listings where source = 'bidhaus2'`);
+    await database.rows(sql`delete from source_batches where source = 'bidhaus2'`);
+    await database.close();
+    // the source's first batch (source.loaded), not measured
+    await runCli(['import', '--source', 'bidhaus2', a], { DATABASE_URL: BENCH.databaseUrl, LOG_LEVEL: 'warn', ...env });
+    const measured: Record<'before' | 'after', ImportResult[]> = { before: [], after: [] };
+    let next = b;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const side of round % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const)) {
+        const result = await measureImport(BENCH.databaseUrl, BENCH.databaseUrl, next, SOURCE_ROWS, false, { source: 'bidhaus2', env, cli: side === 'before' ? before : CLI });
+        log(`round ${round + 1} ${side}: ${result.seconds} s`);
+        measured[side].push(result);
+        next = next === b ? a : b;
+      }
+    }
+    results.syncOverhead = {
+      ranAt: new Date().toISOString(),
+      listings: dataset.listings,
+      sourceRows: SOURCE_ROWS,
+      changedShare: 0.05,
+      rounds: ROUNDS,
+      before: measured.before.map((r) => r.seconds),
+      after: measured.after.map((r) => r.seconds),
+      medianRatio: Number((median(measured.after.map((r) => r.seconds)) / median(measured.before.map((r) => r.seconds))).toFixed(3)),
+    };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** 14 days of events at EVENTS_PER_DAY, generated in SQL: a listing snapshot per event, types in a realistic mix. */
+async function generateEvents(url: string): Promise<void> {
+  await ensureDatabaseExists(url);
+  await runCli(['migrate'], { DATABASE_URL: url, LOG_LEVEL: 'warn' });
+  const database = await openDatabase({ databaseUrl: url, maxConnections: 1 });
+  try {
+    const [have] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listing_events`);
+    if (Number(have!.n) === EVENTS_PER_DAY * DAYS) return;
+    await database.rows(sql`truncate listing_events`);
+    const start = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - (DAYS - 1) * 86_400_000);
+    for (let day = 0; day < DAYS; day += 1) {
+      const from = new Date(start.getTime() + day * 86_400_000);
+      const name = `listing_events_${from.toISOString().slice(0, 10).replaceAll('-', '')}`;
+      await database.rows(sql.raw(`create table if not exists "${name}" partition of listing_events for values from ('${from.toISOString()}') to ('${new Date(from.getTime() + 86_400_000).toISOString()}')`));
+      const began = performance.now();
+      // a day's events in commit order through the day; names, suffixes, prices and metrics spread like the seed's
+      await database.rows(sql`
+        insert into listing_events (id, occurred_at, type, source, previous, domain_name, tld, status, length, has_hyphens, has_numbers, word_count, index_score,
+                                    current_bid, bid_count, auction_end_time, seoa_dr, seoa_backlinks, seob_tf, domain_age, updated_at, last_checked_at)
+        select nextval('listing_events_id_seq'), ${from.toISOString()}::timestamptz + (g * interval '86399 seconds' / ${EVENTS_PER_DAY}),
+               (array['listing.updated','listing.updated','listing.updated','listing.updated','listing.updated','listing.updated','listing.added','listing.added','listing.removed','listing.ending_soon'])[1 + (g % 10)],
+               (array['bidhaus','droplane','namemarket','expirex','brandbay'])[1 + (g % 5)],
+               case when g % 10 < 6 then jsonb_build_object('current_bid', (g % 997)::numeric, 'bid_count', g % 13) end,
+               (array['cloud','data','solar','home','shop','crypto','green','blue','smart','food'])[1 + (g % 10)] || (g % 100003)::text || (array['-','',''])[1 + (g % 3)] || 'x',
+               (array['com','net','io','ai','co.uk','org','app','dev'])[1 + (g % 8)],
+               (array['auction','auction','auction','dropping','available'])[1 + (g % 5)],
+               (6 + g % 12)::smallint, g % 3 = 0, true, (g % 4)::smallint, (g % 101)::smallint,
+               ((g * 7919) % 20000 / 4.0)::numeric(14, 2), g % 40, ${from.toISOString()}::timestamptz + ((g % 240) * interval '1 hour'),
+               case when g % 7 = 0 then (g % 90)::real end, case when g % 7 = 0 then g % 100000 end, case when g % 9 = 0 then (g % 60)::real end,
+               (g % 25)::smallint, ${from.toISOString()}::timestamptz, ${from.toISOString()}::timestamptz
+        from generate_series(1::bigint, ${EVENTS_PER_DAY}) g`);
+      log(`events of day ${day + 1}/${DAYS}: ${EVENTS_PER_DAY} in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+    }
+    await database.rows(sql`vacuum analyze listing_events`);
+  } finally {
+    await database.close();
+  }
+}
+
+const FILTERS = {
+  'tld=ai&max_price=500&no_hyphens=true': 'cheap .ai names without hyphens',
+  'type=listing.added&min_score=60': 'new listings scoring 60+',
+  'search=cloud&type=listing.updated': 'price moves of names with "cloud"',
+  'source=bidhaus&status=auction&min_dr=30': 'auctions of one marketplace with DR 30+',
+  'search=zzq': 'a term no name has (every page examines its 5,000)',
+} as const;
+
+async function feedLatency(): Promise<void> {
+  const url = new URL(BENCH.databaseUrl);
+  url.pathname = '/di_bench_events';
+  await generateEvents(url.toString());
+  const database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 1 });
+  const codec = new EventCursorCodec(await loadCursorSecret(database));
+  const [range] = await database.rows<{ min: string; max: string; size: string }>(
+    sql`select min(id)::text as min, max(id)::text as max, pg_total_relation_size('listing_events')::text as size from listing_events`,
+  );
+  await database.close();
+  const key = await benchKey(url.toString());
+  const api = await startApi({ DATABASE_URL: url.toString(), HOST: '127.0.0.1', WORKERS: '1' });
+  const base = api.url;
+  const perFilter: Record<string, Latency & { description: string; eventsPerPage: number }> = {};
+  try {
+    const min = Number(range!.min);
+    const max = Number(range!.max);
+    for (const [query, description] of Object.entries(FILTERS)) {
+      const samples: number[] = [];
+      let returned = 0;
+      for (let i = 0; i < REQUESTS; i += 1) {
+        const after = codec.encode(min + Math.floor(Math.random() * (max - min)));
+        const started = performance.now();
+        const response = await fetch(`${base}/api/v1/events?${query}&limit=50&after=${after}`, { headers: { authorization: `Bearer ${key}` } });
+        const body = (await response.json()) as { data: unknown[] };
+        samples.push(performance.now() - started);
+        if (response.status !== 200) throw new Error(`${query}: ${response.status}`);
+        returned += body.data.length;
+      }
+      perFilter[query] = { ...percentiles(samples), description, eventsPerPage: Number((returned / REQUESTS).toFixed(1)) };
+      log(`${query}: p50 ${perFilter[query].p50.toFixed(1)} ms`);
+    }
+  } finally {
+    await api.stop();
+  }
+  results.feedLatency = { ranAt: new Date().toISOString(), eventsPerDay: EVENTS_PER_DAY, days: DAYS, events: EVENTS_PER_DAY * DAYS, tableBytes: Number(range!.size), requestsPerFilter: REQUESTS, perFilter };
+}
+
+if (only === undefined || only === 'sync') await syncOverhead();
+if (only === undefined || only === 'feed') await feedLatency();
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
