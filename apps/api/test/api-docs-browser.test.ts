@@ -8,6 +8,17 @@ import { startApi, type RunningApi } from './support/start-api';
 /** PUBLIC_URL of the instance: the address the page's samples name (and the screenshot shows). */
 const PUBLIC_URL = 'https://domains.example.org';
 
+type Json = Record<string, unknown>;
+/** A heading's accessible name ending in `text`: Redoc puts an anchor labelled with its path before it. */
+const headingNamed = (text: string) => new RegExp(`(^|\\s)${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+/** The operations of the served document, in its order. */
+async function documentOperations(api: RunningApi): Promise<{ path: string; method: string; summary: string; statuses: string[] }[]> {
+  const document = (await (await api.raw('/openapi.json')).json()) as { paths: Record<string, Record<string, Json>> };
+  return Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, summary: String(operation.summary), statuses: Object.keys(operation.responses as Json) })),
+  );
+}
+
 describe.skipIf(!browserAvailable())('the reference page in a real browser', () => {
   let api: RunningApi;
   let browser: Browser;
@@ -20,7 +31,7 @@ describe.skipIf(!browserAvailable())('the reference page in a real browser', () 
     await api?.close();
   });
 
-  it('renders the three operations with nothing loaded from another host and no policy violation', async () => {
+  it('renders every operation with nothing loaded from another host and no policy violation', async () => {
     const context = await browser.newContext();
     const requests: string[] = [];
     context.on('request', (request) => requests.push(request.url()));
@@ -30,8 +41,14 @@ describe.skipIf(!browserAvailable())('the reference page in a real browser', () 
       if (message.type() === 'error') problems.push(message.text());
     });
     await page.goto(`${api.baseUrl}/docs`);
-    for (const summary of ['Search listed domains', 'Look one listed domain up', 'Index statistics']) {
-      await expect.poll(() => page.getByRole('heading', { name: summary }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const operations = await documentOperations(api);
+    expect(operations).toHaveLength(13);
+    for (const { summary } of operations) {
+      await expect.poll(() => page.getByRole('heading', { name: headingNamed(summary) }).count(), { timeout: 15_000 }).toBe(1);
+    }
+    // the groups, alerts and the change feed among them
+    for (const tag of ['Domains', 'Events', 'Alerts', 'Statistics']) {
+      await expect.poll(() => page.getByRole('heading', { name: headingNamed(tag) }).count(), { timeout: 5_000 }).toBe(1);
     }
     await page.screenshot({ path: join(process.env.SCREENSHOTS_DIR ?? tmpdir(), 'api-reference.png') });
     expect(requests.filter((url) => !url.startsWith(api.baseUrl) && !url.startsWith('blob:') && !url.startsWith('data:'))).toEqual([]);
@@ -44,21 +61,30 @@ describe.skipIf(!browserAvailable())('the reference page in a real browser', () 
     const page = await context.newPage();
     await page.goto(`${api.baseUrl}/docs`);
     await expect.poll(() => page.getByRole('heading', { name: 'Search listed domains' }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const operations = await documentOperations(api);
     // the 200 responses are expanded (expandResponses): their headers are on the page, as written
+    const expanded = operations.filter((operation) => operation.statuses.includes('200')).length;
+    expect(expanded).toBe(10);
     for (const template of ['"hourly";q=<limit>;w=<window>', '"hourly";r=<remaining>;t=<seconds to reset>']) {
-      await expect.poll(() => page.getByText(template, { exact: false }).count(), { timeout: 5_000 }).toBe(3);
+      await expect.poll(() => page.getByText(template, { exact: false }).count(), { timeout: 5_000 }).toBe(expanded);
     }
     const body = await page.locator('body').innerText();
     expect(body).not.toMatch(/"hourly";q=;w=/);
     // each response's button: its status, then its one title
     const titles = (await page.getByRole('button', { name: /^\d{3}\b/ }).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
-    expect(titles).toHaveLength(3 * 8);
+    expect(titles).toHaveLength(operations.reduce((sum, operation) => sum + operation.statuses.length, 0));
     for (const title of titles) {
       expect(title).toMatch(/^\d{3} \S/);
       expect(title, title).not.toMatch(/^(\d{3}) \1\b/);
       expect(title.match(/\b[1-5]\d{2}\b/g), title).toHaveLength(1);
     }
     expect(titles).toContain('200 A page of matching listings');
+    // the writes' JSON bodies, with their fields
+    await expect.poll(() => page.getByText('Request Body schema: application/json').count(), { timeout: 5_000 }).toBe(2);
+    expect(titles).toContain('201 The alert, with its signing secret (shown once)');
+    expect(titles).toContain('202 The test message, queued');
+    expect(titles).toContain("403 The key's plan does not allow it: alert_limit_reached");
+    expect(titles).toContain('410 The cursor is older than the events kept: cursor_expired');
     await context.close();
   });
 
@@ -67,21 +93,42 @@ describe.skipIf(!browserAvailable())('the reference page in a real browser', () 
     const page = await context.newPage();
     await page.goto(`${api.baseUrl}/docs`);
     await expect.poll(() => page.getByRole('heading', { name: 'Search listed domains' }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const alert = '/api/v1/alerts/alt_7Qw2mXc9Rk4TbN1y';
     const operations = [
-      { path: '/api/v1/domains', call: "client.domains.list({ search: 'cloud', status: 'all', limit: 10 })" },
-      { path: '/api/v1/domains/cloudkitchen.com', call: "client.domains.get('cloudkitchen.com')" },
-      { path: '/api/v1/stats', call: 'client.stats()' },
+      { method: 'GET', path: '/api/v1/domains', call: "client.domains.list({ search: 'cloud', status: 'all', limit: 10 })" },
+      { method: 'GET', path: '/api/v1/domains/cloudkitchen.com', call: "client.domains.get('cloudkitchen.com')" },
+      { method: 'GET', path: '/api/v1/events', call: 'client.events.pages(' },
+      { method: 'POST', path: '/api/v1/alerts', call: 'client.alerts.create({', body: '"name":"Cheap .ai names"' },
+      { method: 'GET', path: '/api/v1/alerts', call: 'client.alerts.list()' },
+      { method: 'GET', path: alert, call: "client.alerts.get('alt_7Qw2mXc9Rk4TbN1y')" },
+      { method: 'PATCH', path: alert, call: "client.alerts.update('alt_7Qw2mXc9Rk4TbN1y', { paused: true })", body: '{"paused":true}' },
+      { method: 'DELETE', path: alert, call: "client.alerts.delete('alt_7Qw2mXc9Rk4TbN1y')" },
+      { method: 'POST', path: `${alert}/test`, call: "client.alerts.test('alt_7Qw2mXc9Rk4TbN1y')" },
+      { method: 'GET', path: `${alert}/deliveries`, call: "client.alerts.deliveries('alt_7Qw2mXc9Rk4TbN1y', { limit: 20 })" },
+      { method: 'POST', path: `${alert}/deliveries/msg_Zr0sQmA1bC2dE3fG4hI5jK/resend`, call: "client.alerts.resend('alt_7Qw2mXc9Rk4TbN1y', 'msg_Zr0sQmA1bC2dE3fG4hI5jK')" },
+      { method: 'POST', path: `${alert}/rotate-secret`, call: "client.alerts.rotateSecret('alt_7Qw2mXc9Rk4TbN1y')" },
+      { method: 'GET', path: '/api/v1/stats', call: 'client.stats()' },
     ];
     const curlTabs = page.getByRole('tab', { name: 'curl', exact: true });
     const clientTabs = page.getByRole('tab', { name: 'TypeScript client', exact: true });
     expect(await curlTabs.count()).toBe(operations.length);
     expect(await clientTabs.count()).toBe(operations.length);
     for (const [index, operation] of operations.entries()) {
-      // each operation's samples panel: the curl tab is selected first
-      const panel = page.getByRole('tabpanel').filter({ hasText: `${PUBLIC_URL}${operation.path}` });
+      // each operation's curl sample (an operation with a body shows its payload first): its URL
+      // ends the command, with the method named unless it is GET, and the JSON body where there is one
+      const url = `"${PUBLIC_URL}${operation.path}${operation.path.endsWith('/deliveries') ? '?limit=20' : operation.path === '/api/v1/domains' ? '?search=cloud&status=all&limit=10' : operation.path === '/api/v1/events' ? '?type=listing.added&tld=ai&max_price=500&no_hyphens=true' : ''}"`;
+      let panel = page.getByRole('tabpanel').filter({ hasText: url });
+      panel = operation.method === 'GET' ? panel.filter({ hasNotText: /-X / }) : panel.filter({ hasText: `-X ${operation.method}` });
       await curlTabs.nth(index).scrollIntoViewIfNeeded();
-      await expect.poll(() => panel.first().isVisible()).toBe(true);
-      expect(await panel.first().innerText()).toContain('Authorization: Bearer $DOMAIN_INDEX_API_KEY');
+      await curlTabs.nth(index).click();
+      await expect.poll(() => panel.first().isVisible(), { timeout: 5_000, message: `${operation.method} ${url}` }).toBe(true);
+      const curl = await panel.first().innerText();
+      expect(curl).toContain('Authorization: Bearer $DOMAIN_INDEX_API_KEY');
+      if (operation.body === undefined) expect(curl, operation.path).not.toContain('-d ');
+      else {
+        expect(curl).toContain("-H 'Content-Type: application/json'");
+        expect(curl).toContain(operation.body);
+      }
       await clientTabs.nth(index).click();
       const client = page.getByRole('tabpanel').filter({ hasText: operation.call });
       await expect.poll(() => client.first().isVisible()).toBe(true);

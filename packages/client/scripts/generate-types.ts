@@ -2,6 +2,17 @@
 // carries plain TypeScript types (and the error-code list) without depending on zod or ts-rest.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import {
+  alertSchema,
+  alertWithSecretSchema,
+  createAlertSchema,
+  deletedAlertSchema,
+  deliveryAttemptSchema,
+  deliveryListSchema,
+  deliveryQuerySchema,
+  DIGEST_PERIODS,
+  queuedDeliverySchema,
+  updateAlertSchema,
+  webhookPayloadSchema,
   DEFAULT_ORDER,
   domainSchema,
   ERROR_STATUS,
@@ -43,6 +54,8 @@ function typeOf(schema: z.ZodTypeAny, indent: string): string {
   // named types where the generated file declares them, so that editors show the name
   if (schema === domainSchema && indent !== '') return 'Domain';
   if (schema === eventSchema && indent !== '') return 'Event';
+  if (schema === alertSchema && indent !== '') return 'Alert';
+  if (schema === deliveryAttemptSchema && indent !== '') return 'DeliveryAttempt';
   if (isPartialDomain(schema)) return 'Partial<Domain>';
   if (schema instanceof z.ZodEnum && sameValues(schema.options as string[], EVENT_TYPES)) return 'EventType';
   if (schema instanceof z.ZodString) return 'string';
@@ -83,6 +96,20 @@ function unwrapObject(schema: z.ZodTypeAny): z.AnyZodObject {
   return current as z.AnyZodObject;
 }
 
+/** The fields `schema` adds to `base` (an `extend`ed object), as the body of an interface that extends it. */
+function addedFields(schema: z.AnyZodObject, base: z.AnyZodObject): z.AnyZodObject {
+  const baseShape = base.shape as Record<string, z.ZodTypeAny>;
+  const added = Object.entries(schema.shape as Record<string, z.ZodTypeAny>).filter(([name, field]) => baseShape[name] !== field);
+  return z.object(Object.fromEntries(added));
+}
+
+/**
+ * The body of a webhook request: the contract leaves its events unchecked (`z.unknown()`: the
+ * API sends them as it serves them), and they are the change feed's objects, so the client's
+ * type says `Event`.
+ */
+const webhookPayload = webhookPayloadSchema.extend({ events: z.array(eventSchema).max(100) });
+
 const constant = (name: string, doc: string, value: unknown) =>
   `/** ${doc} */\nexport const ${name} = ${JSON.stringify(value, null, 2)} as const;\n`;
 
@@ -116,6 +143,45 @@ export interface EventParams ${objectBody(unwrapObject(eventQuerySchema), '', tr
 /** One page of the change feed, as the API sends it: it always carries the cursor to resume from. */
 export interface EventListEnvelope ${typeOf(eventListEnvelopeSchema, '')}
 
+/**
+ * An alert: a saved change-feed query (\`query\`, the query string of \`GET /api/v1/events\`)
+ * and where its matches go: a signed webhook, an email digest, or both.
+ */
+export interface Alert ${objectBody(alertSchema, '', false)}
+
+/** An alert as created, or as changed when it got its first webhook, or re-keyed: with its signing secret, shown this once. */
+export interface AlertWithSecret extends Alert ${objectBody(addedFields(alertWithSecretSchema, alertSchema), '', false)}
+
+/** What \`client.alerts.create()\` takes: a name, the filter, and a webhook_url, an email_digest or both. */
+export interface CreateAlert ${objectBody(createAlertSchema, '', false)}
+
+/** What \`client.alerts.update()\` takes: the fields to change (null removes a channel; one must remain). */
+export interface UpdateAlert ${objectBody(updateAlertSchema, '', false)}
+
+/** The answer of \`client.alerts.delete()\`. */
+export interface DeletedAlert ${objectBody(deletedAlertSchema, '', false)}
+
+/** One attempt to deliver a webhook message, and what the receiver answered. */
+export interface DeliveryAttempt ${objectBody(deliveryAttemptSchema, '', false)}
+
+/** Parameters of an alert's delivery log: a page's \`next_cursor\` as \`after\`, and the page size. */
+export interface DeliveryParams ${objectBody(unwrapObject(deliveryQuerySchema), '', true)}
+
+/** A page of an alert's webhook attempts, newest first, as the API sends it. */
+export interface DeliveryListEnvelope ${typeOf(deliveryListSchema, '')}
+
+/** A webhook message queued to be sent now (\`client.alerts.test()\`, \`client.alerts.resend()\`). */
+export interface QueuedDelivery ${objectBody(queuedDeliverySchema, '', false)}
+
+/**
+ * The JSON body of an alert's webhook request, as \`verifyWebhook()\` returns it: \`type\` \`events\`
+ * with up to 100 events of the change feed in commit order, or \`test\` with none.
+ */
+export interface WebhookPayload ${objectBody(webhookPayload, '', false)}
+
+/** How often an email digest is sent. */
+export type DigestPeriod = (typeof DIGEST_PERIODS)[number];
+
 /** The response of a lookup. */
 export interface LookupEnvelope ${typeOf(lookupEnvelopeSchema, '')}
 
@@ -130,6 +196,7 @@ ${constant('ERROR_STATUS', 'Every error code of API v1 with its HTTP status.', E
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 ${constant('EVENT_TYPES', 'Every type of event of the change feed.', EVENT_TYPES)}
+${constant('DIGEST_PERIODS', 'How often an email digest can be sent.', DIGEST_PERIODS)}
 ${constant('LISTING_STATUSES', 'The statuses of a listing.', LISTING_STATUSES)}
 ${constant('STATUS_FILTERS', 'Values of the status parameter.', STATUS_FILTERS)}
 ${constant('SORT_FIELDS', 'Fields a search can be sorted by.', SORT_FIELDS)}

@@ -1,9 +1,26 @@
-import type { Domain, EventListEnvelope, EventParams, ListEnvelope, LookupEnvelope, SearchParams, StatsEnvelope } from './generated/api-types';
+import type {
+  Alert,
+  AlertWithSecret,
+  CreateAlert,
+  DeletedAlert,
+  DeliveryListEnvelope,
+  DeliveryParams,
+  Domain,
+  EventListEnvelope,
+  EventParams,
+  ListEnvelope,
+  LookupEnvelope,
+  QueuedDelivery,
+  SearchParams,
+  StatsEnvelope,
+  UpdateAlert,
+} from './generated/api-types';
+import { DeliveryPage } from './delivery-page';
 import { DomainIndexError } from './errors';
 import { EventPage } from './event-page';
 import { DomainPage, PagePromise, type ListOptions } from './pagination';
 import type { RateLimitInfo } from './rate-limit';
-import { getJson, type RequestOptions, type TransportSettings } from './transport';
+import { getJson, requestJson, type RequestOptions, type TransportSettings } from './transport';
 import { watchEvents, type WatchOptions } from './watch';
 
 /** Options of a client. */
@@ -14,7 +31,10 @@ export interface ClientOptions {
   baseUrl?: string | undefined;
   /** Milliseconds before one attempt is abandoned. Default 30,000. */
   timeout?: number | undefined;
-  /** Retries after a 429, a 5xx or a failed connection. Default 2. */
+  /**
+   * Retries after a 429, a 5xx or a failed connection. Default 2. Writes (creating, changing,
+   * deleting an alert, sending a test) are retried only when the API certainly did not act.
+   */
   maxRetries?: number | undefined;
   /** The longest Retry-After (seconds) worth waiting out; a longer one throws at once. Default 60. */
   maxRetryAfter?: number | undefined;
@@ -31,13 +51,19 @@ function environment(name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** Query string of search parameters: numbers and booleans as plain text, absent ones left out. */
-function toQuery(params: SearchParams & { cursor?: string }): URLSearchParams {
+/** Query string of search (or delivery log) parameters: numbers and booleans as plain text, absent ones left out. */
+function toQuery(params: (SearchParams & { cursor?: string }) | DeliveryParams): URLSearchParams {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (value !== undefined && value !== null) query.set(name, String(value));
   }
   return query;
+}
+
+/** A path segment from a caller's value (a domain, an id): never empty, which would name another endpoint. */
+function segment(what: string, value: string): string {
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${what} must be a non-empty string`);
+  return encodeURIComponent(value);
 }
 
 /** Query string of change-feed parameters: `type` as comma-separated text. */
@@ -89,6 +115,41 @@ export class DomainIndex {
      */
     watch(params: EventParams, options: WatchOptions): Promise<string>;
   };
+  /**
+   * Alerts: saved change-feed queries whose matches are delivered by a signed webhook, an email
+   * digest, or both. The one resource a customer writes.
+   */
+  readonly alerts: {
+    /**
+     * Creates an alert. Its `webhook_secret` (`whsec_…`, to verify the webhooks with
+     * `verifyWebhook()`) is in this answer only: store it. PermissionDeniedError
+     * (`alert_limit_reached`) when the plan allows no more alerts; InvalidRequestError naming
+     * the field for a bad query, a webhook URL that may not be reached, or no channel at all.
+     */
+    create(body: CreateAlert, options?: RequestOptions): Promise<AlertWithSecret>;
+    /** Your alerts (the key's account's, or the key's own), newest first, each with its latest delivery. */
+    list(options?: RequestOptions): Promise<Alert[]>;
+    /** One alert; NotFoundError (`alert_not_found`) when no alert of yours has that id. */
+    get(id: string, options?: RequestOptions): Promise<Alert>;
+    /**
+     * Changes the given fields (null removes a channel; one must remain). `webhook_secret` is
+     * set when the alert gets its first webhook (store it), null otherwise.
+     */
+    update(id: string, body: UpdateAlert, options?: RequestOptions): Promise<AlertWithSecret>;
+    /** Deletes an alert; its messages not yet delivered are dropped. */
+    delete(id: string, options?: RequestOptions): Promise<DeletedAlert>;
+    /** Queues a message of type `test` (no events) to the alert's webhook now; its `id` is the `webhook-id` your receiver sees. */
+    test(id: string, options?: RequestOptions): Promise<QueuedDelivery>;
+    /**
+     * The alert's webhook attempts of the last 7 days, newest first: one page when awaited,
+     * every attempt when iterated with `for await` (bounded by `maxItems`, `maxPages`).
+     */
+    deliveries(id: string, params?: DeliveryParams, options?: ListOptions): PagePromise<DeliveryPage>;
+    /** Queues a message again now, with the same `webhook-id`; NotFoundError (`delivery_not_found`) for a message the alert does not have. */
+    resend(id: string, deliveryId: string, options?: RequestOptions): Promise<QueuedDelivery>;
+    /** A new signing secret, in this answer only; for 24 hours every message is signed with both the new and the old one. */
+    rotateSecret(id: string, options?: RequestOptions): Promise<AlertWithSecret>;
+  };
   private readonly settings: TransportSettings;
   private latestRateLimit: RateLimitInfo | undefined;
 
@@ -118,7 +179,7 @@ export class DomainIndex {
       list: (params = {}, listOptions = {}) =>
         new PagePromise(async () => new DomainPage(await fetchPage(params, listOptions), params, listOptions, fetchPage)),
       get: async (domain, requestOptions) =>
-        (await getJson<LookupEnvelope>(this.settings, `/domains/${encodeURIComponent(domain)}`, undefined, requestOptions)).data,
+        (await getJson<LookupEnvelope>(this.settings, `/domains/${segment('domain', domain)}`, undefined, requestOptions)).data,
     };
     const fetchEvents = (params: EventParams, requestOptions: RequestOptions) =>
       getJson<EventListEnvelope>(this.settings, '/events', toEventQuery(params), requestOptions);
@@ -128,6 +189,24 @@ export class DomainIndex {
       list: listEvents,
       pages: (params, listOptions) => listEvents(params, listOptions).iterPages(),
       watch: (params, watchOptions) => watchEvents(fetchEvents, params, watchOptions),
+    };
+    const alert = (id: string) => `/alerts/${segment('id', id)}`;
+    const fetchDeliveries = (id: string) => (params: DeliveryParams, requestOptions: RequestOptions) =>
+      getJson<DeliveryListEnvelope>(this.settings, `${alert(id)}/deliveries`, toQuery(params), requestOptions);
+    this.alerts = {
+      create: async (body, requestOptions) => requestJson<AlertWithSecret>(this.settings, { method: 'POST', path: '/alerts', body }, requestOptions),
+      list: async (requestOptions) => (await getJson<{ data: Alert[] }>(this.settings, '/alerts', undefined, requestOptions)).data,
+      get: async (id, requestOptions) => getJson<Alert>(this.settings, alert(id), undefined, requestOptions),
+      update: async (id, body, requestOptions) => requestJson<AlertWithSecret>(this.settings, { method: 'PATCH', path: alert(id), body }, requestOptions),
+      delete: async (id, requestOptions) => requestJson<DeletedAlert>(this.settings, { method: 'DELETE', path: alert(id) }, requestOptions),
+      test: async (id, requestOptions) => requestJson<QueuedDelivery>(this.settings, { method: 'POST', path: `${alert(id)}/test` }, requestOptions),
+      deliveries: (id, params = {}, listOptions = {}) => {
+        const fetchPage = fetchDeliveries(id);
+        return new PagePromise<DeliveryPage>(async () => new DeliveryPage(await fetchPage(params, listOptions), params, listOptions, fetchPage));
+      },
+      resend: async (id, deliveryId, requestOptions) =>
+        requestJson<QueuedDelivery>(this.settings, { method: 'POST', path: `${alert(id)}/deliveries/${segment('deliveryId', deliveryId)}/resend` }, requestOptions),
+      rotateSecret: async (id, requestOptions) => requestJson<AlertWithSecret>(this.settings, { method: 'POST', path: `${alert(id)}/rotate-secret` }, requestOptions),
     };
   }
 

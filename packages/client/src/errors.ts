@@ -95,7 +95,22 @@ export class AuthenticationError extends DomainIndexError {
   declare readonly code: ErrorCodeOf<401>;
 }
 
-/** 404: the domain is not currently listed (a correct answer, not a fault), or no such path. */
+/**
+ * 403: the key may not do this. `alert_limit_reached`: the key's plan allows no more alerts
+ * (free 2, pro 50); delete one or move to a plan with more. Never retried.
+ */
+export class PermissionDeniedError extends DomainIndexError {
+  static override readonly kind: string = 'PermissionDeniedError';
+  override readonly name = 'PermissionDeniedError';
+  declare readonly code: ErrorCodeOf<403>;
+}
+
+/**
+ * 404: what was asked for does not exist: the domain is not currently listed
+ * (`domain_not_found`, a correct answer, not a fault), no alert of yours has that id
+ * (`alert_not_found`; another account's alert answers the same), the alert has no such message
+ * (`delivery_not_found`), or no such path (`not_found`). `code` tells which.
+ */
 export class NotFoundError extends DomainIndexError {
   static override readonly kind: string = 'NotFoundError';
   override readonly name = 'NotFoundError';
@@ -204,6 +219,7 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   const family = ERROR_STATUS[code];
   if (family === 400 || family === 405) return new InvalidRequestError(message, details);
   if (family === 401) return new AuthenticationError(message, details);
+  if (family === 403) return new PermissionDeniedError(message, details);
   if (family === 404) return new NotFoundError(message, details);
   if (family === 410) return new CursorExpiredError(message, details);
   if (family === 429) return new RateLimitError(message, { ...details, retryAfter: parseRetryAfter(headers) });

@@ -8,12 +8,21 @@ export {
   InternalServerError,
   InvalidRequestError,
   NotFoundError,
+  PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
   type ErrorCodeOf,
 } from './errors';
 export type {
+  Alert,
+  AlertWithSecret,
+  CreateAlert,
+  DeletedAlert,
+  DeliveryAttempt,
+  DeliveryListEnvelope,
+  DeliveryParams,
+  DigestPeriod,
   Domain,
   ErrorCode,
   ErrorEnvelope,
@@ -23,10 +32,14 @@ export type {
   EventType,
   ListEnvelope,
   LookupEnvelope,
+  QueuedDelivery,
   SearchParams,
   StatsEnvelope,
+  UpdateAlert,
+  WebhookPayload,
 } from './generated/api-types';
-export { ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
+export { DIGEST_PERIODS, ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
+export { DeliveryPage } from './delivery-page';
 export { EventPage } from './event-page';
 export { DomainPage, PagePromise, type ItemOf, type ListOptions, type WalkablePage } from './pagination';
 export type { RateLimitInfo } from './rate-limit';

@@ -7,7 +7,10 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
   /** Milliseconds before one attempt is abandoned. */
   timeout?: number | undefined;
-  /** Retries after a 429, a 5xx or a failed connection. */
+  /**
+   * Retries after a 429, a 5xx or a failed connection (a write: only when the API certainly
+   * did not act on it; see the README's "Errors and retries").
+   */
   maxRetries?: number | undefined;
 }
 
@@ -50,20 +53,66 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** One call of the API. */
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The path under /api/v1, its parameters already encoded. */
+  path: string;
+  query?: URLSearchParams | undefined;
+  /** A JSON body (POST, PATCH); none when undefined. */
+  body?: unknown;
+}
+
 /**
- * GETs one resource: the key goes in the Authorization header only; 429, 5xx and connection
- * failures are retried, honouring Retry-After, else with jittered exponential backoff; other
- * 4xx are thrown at once as typed errors.
+ * Codes the API answers before a request reaches its endpoint (decisions.md, order of checks:
+ * the key, the plan, the rate limit): the request did nothing, so sending it again is safe
+ * whatever its method.
  */
-export async function getJson<T>(
-  settings: TransportSettings,
-  path: string,
-  query: URLSearchParams | undefined,
-  options: RequestOptions = {},
-): Promise<T> {
+const REFUSED_BEFORE_HANDLING: ReadonlySet<string> = new Set(['rate_limited', 'key_lookup_unavailable', 'plan_lookup_unavailable', 'rate_limit_unavailable']);
+
+/** Failures to connect at all (refused, no such host, no connection in time): not a byte of the request was sent. */
+const NOT_SENT: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The `code`s of an error, its causes and, for an AggregateError (several addresses tried), its errors. */
+function errorCodes(error: unknown, into: string[] = [], depth = 0): string[] {
+  if (typeof error !== 'object' || error === null || depth > 5) return into;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string') into.push(code);
+  errorCodes(cause, into, depth + 1);
+  if (Array.isArray(errors)) for (const inner of errors) errorCodes(inner, into, depth + 1);
+  return into;
+}
+
+/** Whether a failed fetch certainly never sent the request: every code it carries is a failure to connect. */
+export function neverSent(error: unknown): boolean {
+  const codes = errorCodes(error);
+  return codes.length > 0 && codes.every((code) => NOT_SENT.has(code));
+}
+
+/**
+ * Calls the API once per attempt: the key goes in the Authorization header only, a body as
+ * JSON. A GET is retried after 429, 5xx and connection failures, honouring Retry-After, else
+ * with jittered exponential backoff. A write (POST, PATCH, DELETE) is retried only when the API
+ * certainly did not act on it: a 429, a 503 of the authentication, plan or rate-limit step, or
+ * a connection that was never made. After any other 5xx, a timeout or a connection lost
+ * mid-request the write may have happened (the API takes no idempotency key), so the error is
+ * thrown for the caller to check (e.g. list the alerts) rather than risk doing it twice.
+ * Other 4xx are thrown at once as typed errors.
+ */
+export async function requestJson<T>(settings: TransportSettings, request: ApiRequest, options: RequestOptions = {}): Promise<T> {
+  const { method, path, query, body } = request;
   const url = `${settings.baseUrl}/api/v1${path}${query !== undefined && [...query.keys()].length > 0 ? `?${query.toString()}` : ''}`;
+  const idempotent = method === 'GET';
   const maxRetries = options.maxRetries ?? settings.maxRetries;
   const timeout = options.timeout ?? settings.timeout;
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${settings.apiKey}`,
+    Accept: 'application/json',
+    // A page of 50 domains is about 40 KB of JSON and 4 KB gzipped; every fetch decodes gzip.
+    'Accept-Encoding': 'gzip',
+  };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) headers['Content-Type'] = 'application/json';
   for (let attempt = 0; ; attempt += 1) {
     if (options.signal?.aborted) throw abortedBy(options.signal);
     const controller = new AbortController();
@@ -77,27 +126,29 @@ export async function getJson<T>(
     let failure: DomainIndexError;
     try {
       const response = await settings.fetch(url, {
-        method: 'GET',
-        // A page of 50 domains is about 40 KB of JSON and 4 KB gzipped; every fetch decodes gzip.
-        headers: { Authorization: `Bearer ${settings.apiKey}`, Accept: 'application/json', 'Accept-Encoding': 'gzip' },
+        method,
+        headers,
+        ...(payload === undefined ? {} : { body: payload }),
         signal: controller.signal,
       });
       const rateLimit = readRateLimit(response.headers);
       if (rateLimit !== undefined) settings.onRateLimit(rateLimit);
-      let body: unknown;
+      let answer: unknown;
       try {
-        body = await response.json();
+        answer = await response.json();
       } catch (error) {
         // cut off while reading: a timeout or an abort, handled below like one before the answer
         if (controller.signal.aborted) throw error;
-        body = undefined;
+        answer = undefined;
       }
       if (response.ok) {
-        if (body === undefined) throw new DomainIndexError(`the response (HTTP ${response.status}) is not JSON`, { status: response.status, requestId: response.headers.get('x-request-id') ?? undefined, headers: response.headers });
-        return body as T;
+        if (answer === undefined) throw new DomainIndexError(`the response (HTTP ${response.status}) is not JSON`, { status: response.status, requestId: response.headers.get('x-request-id') ?? undefined, headers: response.headers });
+        return answer as T;
       }
-      failure = errorFromResponse(response.status, body, response.headers);
-      const retryable = response.status === 429 || response.status >= 500;
+      failure = errorFromResponse(response.status, answer, response.headers);
+      const retryable =
+        response.status === 429 ||
+        (response.status >= 500 && (idempotent || (failure.rawCode !== undefined && REFUSED_BEFORE_HANDLING.has(failure.rawCode))));
       if (!retryable || attempt >= maxRetries) throw failure;
       const retryAfter = parseRetryAfter(response.headers);
       if (retryAfter !== undefined && retryAfter > settings.maxRetryAfter) throw failure;
@@ -112,11 +163,17 @@ export async function getJson<T>(
         : error instanceof ConnectionError
           ? error
           : new ConnectionError(`could not reach ${settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-      if (attempt >= maxRetries) throw failure;
+      const sendAgain = idempotent || (!timedOut && neverSent(error));
+      if (!sendAgain || attempt >= maxRetries) throw failure;
       await sleep(backoffMs(attempt), options.signal);
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', forwardAbort);
     }
   }
+}
+
+/** GETs one resource (see requestJson). */
+export function getJson<T>(settings: TransportSettings, path: string, query: URLSearchParams | undefined, options: RequestOptions = {}): Promise<T> {
+  return requestJson<T>(settings, { method: 'GET', path, query }, options);
 }

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DomainIndexError } from './errors';
+import type { WebhookPayload } from './generated/api-types';
 
 /** Why a webhook request was refused. */
 export type WebhookFailure =
@@ -13,7 +14,7 @@ export type WebhookFailure =
   | 'timestamp_too_new'
   /** No `v1` signature of the header matches the body under any of the secrets. */
   | 'no_matching_signature'
-  /** The signature matches but the body is not JSON. */
+  /** The signature matches but the body is empty or not JSON. */
   | 'invalid_payload';
 
 /** A webhook request that is not what Domain Index sent: do not act on it (answer it 400 or 401). */
@@ -65,9 +66,11 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 
 /**
  * Verifies a webhook request from Domain Index, as the Standard Webhooks specification (1.0)
- * defines it, and returns its parsed JSON body. Pass the body exactly as received (the raw
- * text or bytes, before any JSON parsing), the request headers, and the alert's signing secret
- * (`whsec_…`); during a rotation, pass both the new and the previous secret.
+ * defines it, and returns its parsed JSON body: a WebhookPayload (`type` `events` with up to
+ * 100 events of the change feed, or `test`; `alert_id`). The body is typed, not checked field
+ * by field: a valid signature means Domain Index sent it. Pass the body exactly as received
+ * (the raw text or bytes, before any JSON parsing), the request headers, and the alert's
+ * signing secret (`whsec_…`); during a rotation, pass both the new and the previous secret.
  *
  * Throws a WebhookVerificationError (with a `reason`) when a header is missing, the timestamp
  * is more than `toleranceSeconds` away from now, or no signature matches.
@@ -75,7 +78,8 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
  * ```ts
  * app.post('/hooks/domain-index', express.raw({ type: 'application/json' }), (req, res) => {
  *   try {
- *     const body = verifyWebhook(req.body, req.headers, process.env.ALERT_SECRET!);
+ *     const { type, alert_id, events } = verifyWebhook(req.body, req.headers, process.env.ALERT_SECRET!);
+ *     for (const event of events) console.log(alert_id, type, event.type, event.data.object?.domain_name);
  *     res.sendStatus(204);
  *   } catch (error) {
  *     res.sendStatus(error instanceof WebhookVerificationError ? 400 : 500);
@@ -88,7 +92,7 @@ export function verifyWebhook(
   headers: WebhookHeaders,
   secret: string | readonly string[],
   options: VerifyWebhookOptions = {},
-): unknown {
+): WebhookPayload {
   const keys = (typeof secret === 'string' ? [secret] : secret).map(secretKey);
   if (keys.length === 0) throw new TypeError('verifyWebhook needs at least one signing secret');
   const id = header(headers, 'webhook-id');
@@ -119,9 +123,9 @@ export function verifyWebhook(
   if (!matches) throw new WebhookVerificationError('no_matching_signature', 'no signature of the request matches its body under the secret');
 
   const text = body.toString('utf8');
-  if (text === '') return undefined;
+  if (text === '') throw new WebhookVerificationError('invalid_payload', 'the signed body is empty');
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(text) as WebhookPayload;
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'the signed body is not JSON');
   }

@@ -4,6 +4,8 @@ import {
   ConnectionError,
   DomainIndexError,
   InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
   ServiceUnavailableError,
   TimeoutError,
 } from '../src';
@@ -23,6 +25,10 @@ describe('instanceof on the error classes', () => {
     expect(new ConnectionError('down') instanceof TimeoutError).toBe(false);
     expect(new InternalServerError('bug') instanceof ServiceUnavailableError).toBe(true);
     expect(new ServiceUnavailableError('out') instanceof InternalServerError).toBe(false);
+    const limited = new PermissionDeniedError('no more alerts', { status: 403, code: 'alert_limit_reached' });
+    expect(limited instanceof PermissionDeniedError && limited instanceof DomainIndexError).toBe(true);
+    expect(limited instanceof NotFoundError).toBe(false);
+    expect(limited).toMatchObject({ name: 'PermissionDeniedError', code: 'alert_limit_reached' });
     for (const value of [new Error('plain'), null, undefined, 'AbortError', { name: 'AbortError' }])
       expect(value instanceof DomainIndexError).toBe(false);
   });

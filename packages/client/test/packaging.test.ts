@@ -9,11 +9,18 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '@domain-index/contract/openapi';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/api/test/support/webhook-receiver';
+import { DomainIndex, NotFoundError, verifyWebhook } from '../src';
 import { startLiveApi, type LiveApi } from './support/live-api';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
+
+/** The alert, its message and the receiver the examples and samples name; the tests put real ones in their place. */
+const EXAMPLE_ALERT_ID = 'alt_7Qw2mXc9Rk4TbN1y';
+const EXAMPLE_DELIVERY_ID = 'msg_Zr0sQmA1bC2dE3fG4hI5jK';
+const EXAMPLE_WEBHOOK_URL = 'https://hooks.example.com/domain-index';
 
 /** The ```ts blocks of the client README, in order: every example there is run here. */
 function readmeExamples(): string[] {
@@ -65,6 +72,7 @@ async function abortedInFlight(lib) {
 
 describe('the published package, installed from its tarball outside the workspace', () => {
   let api: LiveApi;
+  let receiver: WebhookReceiver;
   let silent: Awaited<ReturnType<typeof startSilentServer>>;
   let scratch: string;
   let env: NodeJS.ProcessEnv;
@@ -73,7 +81,9 @@ describe('the published package, installed from its tarball outside the workspac
   const runAsync = async (file: string) => (await promisify(execFile)(process.execPath, [file], { cwd: scratch, env, encoding: 'utf8', timeout: 60_000 })).stdout;
 
   beforeAll(async () => {
-    api = await startLiveApi();
+    // the alerts' webhooks go to a receiver on loopback, which the server allow-lists
+    receiver = await startWebhookReceiver();
+    api = await startLiveApi({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
     silent = await startSilentServer();
     scratch = mkdtempSync(join(tmpdir(), 'di-consumer-'));
     env = { PATH: process.env.PATH ?? '', DOMAIN_INDEX_API_KEY: api.apiKey, DOMAIN_INDEX_BASE_URL: api.baseUrl, SILENT_URL: silent.url };
@@ -87,6 +97,7 @@ describe('the published package, installed from its tarball outside the workspac
   }, 240_000);
   afterAll(async () => {
     await silent?.close();
+    await receiver?.close();
     await api.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -163,12 +174,14 @@ const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': timestamp, 'webhoo
 const refusal = (lib) => { try { lib.verifyWebhook(body + ' ', headers, secret); return 'accepted'; } catch (error) { return error; } };
 const classes = (error) => ({ reason: error.reason, esm: error instanceof esm.WebhookVerificationError, cjs: error instanceof cjs.WebhookVerificationError, base: error instanceof esm.DomainIndexError && error instanceof cjs.DomainIndexError });
 const expired = new cjs.CursorExpiredError('gone', { status: 410, code: 'cursor_expired' });
+const limited = new esm.PermissionDeniedError('no more alerts', { status: 403, code: 'alert_limit_reached' });
 console.log(JSON.stringify({
   esm: esm.verifyWebhook(body, headers, secret),
   cjs: cjs.verifyWebhook(body, headers, secret),
   refusedByEsm: classes(refusal(esm)),
   refusedByCjs: classes(refusal(cjs)),
   expired: { esm: expired instanceof esm.CursorExpiredError, code: expired.code, notAuth: expired instanceof esm.AuthenticationError },
+  limited: { cjs: limited instanceof cjs.PermissionDeniedError, base: limited instanceof cjs.DomainIndexError, code: limited.code, notFound: limited instanceof cjs.NotFoundError },
 }));`,
     );
     const refused = { reason: 'no_matching_signature', esm: true, cjs: true, base: true };
@@ -178,6 +191,7 @@ console.log(JSON.stringify({
       refusedByEsm: refused,
       refusedByCjs: refused,
       expired: { esm: true, code: 'cursor_expired', notAuth: false },
+      limited: { cjs: true, base: true, code: 'alert_limit_reached', notFound: false },
     });
   });
 
@@ -211,7 +225,7 @@ console.log(JSON.stringify({ rows: page.data.length, notFound: missing instanceo
   it('type-checks a strict TypeScript consumer, and rejects a mistyped parameter', () => {
     writeFileSync(
       join(scratch, 'consumer.ts'),
-      `import { CursorExpiredError, DomainIndex, DomainIndexError, EVENT_TYPES, RateLimitError, verifyWebhook, type Domain, type Event, type EventParams, type EventType, type SearchParams } from '@domain-index/client';
+      `import { CursorExpiredError, DomainIndex, DomainIndexError, EVENT_TYPES, PermissionDeniedError, RateLimitError, verifyWebhook, type AlertWithSecret, type CreateAlert, type DeliveryAttempt, type Domain, type Event, type EventParams, type EventType, type SearchParams, type WebhookPayload } from '@domain-index/client';
 const params: SearchParams = { status: 'dropping', sort: 'length', min_price: 10, no_hyphens: true };
 const client = new DomainIndex({ apiKey: 'x' });
 export async function names(): Promise<string[]> {
@@ -236,7 +250,21 @@ export async function follow(store: (cursor: string) => Promise<void>): Promise<
 export const kinds: readonly EventType[] = EVENT_TYPES;
 // @ts-expect-error type is a closed set of event types
 export const notAType: EventParams = { type: ['listing.sold'] };
-export const verified = (body: string, headers: Record<string, string>): unknown => verifyWebhook(body, headers, ['whsec_a', 'whsec_b'], { toleranceSeconds: 60 });
+export const verified = (body: string, headers: Record<string, string>): WebhookPayload => verifyWebhook(body, headers, ['whsec_a', 'whsec_b'], { toleranceSeconds: 60 });
+export const listed = (body: string, headers: Record<string, string>): (string | undefined)[] => verifyWebhook(body, headers, 'whsec_a').events.map((event: Event) => event.data.object?.domain_name);
+export async function alertFlow(): Promise<string | null> {
+  const body: CreateAlert = { name: 'Cheap .ai names', query: 'type=listing.added&tld=ai', webhook_url: 'https://hooks.example.com/x', email_digest: null };
+  const alert: AlertWithSecret = await client.alerts.create(body);
+  await client.alerts.update(alert.id, { paused: true });
+  const attempts: DeliveryAttempt[] = [];
+  for await (const attempt of client.alerts.deliveries(alert.id, { limit: 50 }, { maxItems: 100 })) attempts.push(attempt);
+  return alert.webhook_secret;
+}
+// @ts-expect-error an alert needs a name
+export const unnamed: CreateAlert = { query: 'tld=ai' };
+// @ts-expect-error the digest is hourly or daily
+export const weekly: CreateAlert = { name: 'n', query: 'tld=ai', email_digest: 'weekly' };
+export const tooMany = (e: unknown): boolean => e instanceof PermissionDeniedError && e.code === 'alert_limit_reached';
 export const expiredCursor = (e: unknown): boolean => e instanceof CursorExpiredError && e.code === 'cursor_expired';
 declare const process: { env: Record<string, string | undefined> };
 export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDEX_API_KEY, baseUrl: process.env.DOMAIN_INDEX_BASE_URL });
@@ -249,26 +277,68 @@ export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDE
     expect(() => execFileSync(process.execPath, [tsc, '-p', scratch], { encoding: 'utf8' })).not.toThrow();
   });
 
-  it('runs every example of the README against the live API', () => {
+  it('runs every example of the README against the live API', async () => {
     const examples = readmeExamples();
     expect(examples.length).toBeGreaterThanOrEqual(5);
-    examples.forEach((code, index) => {
-      writeFileSync(join(scratch, `readme-${index}.mjs`), code);
-      const output = run(`readme-${index}.mjs`);
+    for (const [index, code] of examples.entries()) {
+      // an alert's webhook goes to the loopback receiver (answered from this process: not run
+      // synchronously), as the example's URL would go to yours
+      writeFileSync(join(scratch, `readme-${index}.mjs`), code.replaceAll(EXAMPLE_WEBHOOK_URL, receiver.url));
+      const output = await runAsync(`readme-${index}.mjs`);
       expect(output.length, `example ${index}`).toBeGreaterThan(0);
-    });
+      // the alerts example goes all the way (the plan's limit is not what it prints)
+      if (code.includes('client.alerts.create')) expect(output, code).toMatch(/^alt_\S+ max_price=500&no_hyphens=true&tld=ai&type=listing.added\nsent msg_\S+: your receiver sees it as webhook-id true\n/);
+    }
   });
 
-  it("runs every TypeScript client sample of the API's OpenAPI document against the live API", () => {
+  it("runs every TypeScript client sample of the API's OpenAPI document against the live API, each alert sample on an alert of its own", async () => {
     const document = openApiDocument({ serverUrl: api.baseUrl });
-    const samples = Object.values(document.paths as Record<string, Record<string, { 'x-codeSamples': { label: string; source: string }[] }>>).map(
-      (path) => path.get!['x-codeSamples'].find((sample) => sample.label === 'TypeScript client')!.source,
+    const samples = Object.values(document.paths as Record<string, Record<string, { operationId: string; 'x-codeSamples': { label: string; source: string }[] }>>).flatMap((methods) =>
+      Object.values(methods).map((operation) => ({ id: operation.operationId, source: operation['x-codeSamples'].find((sample) => sample.label === 'TypeScript client')!.source })),
     );
-    expect(samples).toHaveLength(4);
-    samples.forEach((source, index) => {
-      writeFileSync(join(scratch, `openapi-sample-${index}.mjs`), source);
-      expect(run(`openapi-sample-${index}.mjs`).length, source).toBeGreaterThan(0);
-    });
+    expect(samples).toHaveLength(13);
+    const client = new DomainIndex({ apiKey: api.apiKey, baseUrl: api.baseUrl });
+    /** A fresh alert of the key, webhooked to the receiver, with one message queued. */
+    const freshAlert = async () => {
+      const alert = await client.alerts.create({ name: 'sample', query: 'type=listing.added&tld=ai', webhook_url: receiver.url });
+      const message = await client.alerts.test(alert.id);
+      // sent within a turn of the server's delivery loop: the delivery log then has its attempt
+      await expect.poll(async () => (await client.alerts.deliveries(alert.id)).data.length, { timeout: 15_000 }).toBeGreaterThan(0);
+      return { ...alert, messageId: message.id };
+    };
+    const outputs: Record<string, string> = {};
+    for (const [index, { id, source }] of samples.entries()) {
+      const alert = source.includes(EXAMPLE_ALERT_ID) ? await freshAlert() : undefined;
+      const code = source
+        .replaceAll(EXAMPLE_WEBHOOK_URL, receiver.url)
+        .replaceAll(EXAMPLE_ALERT_ID, alert?.id ?? EXAMPLE_ALERT_ID)
+        .replaceAll(EXAMPLE_DELIVERY_ID, alert?.messageId ?? EXAMPLE_DELIVERY_ID);
+      writeFileSync(join(scratch, `openapi-sample-${index}.mjs`), code);
+      const output = await runAsync(`openapi-sample-${index}.mjs`);
+      expect(output.length, source).toBeGreaterThan(0);
+      outputs[id] = output;
+      // what each write did, read back
+      if (id === 'updateAlert') expect((await client.alerts.get(alert!.id)).paused).toBe(true);
+      if (id === 'deleteAlert') expect(await client.alerts.get(alert!.id).catch((error: unknown) => error)).toBeInstanceOf(NotFoundError);
+      if (id === 'rotateAlertSecret') {
+        const secret = output.trim();
+        expect(secret).toMatch(/^whsec_/);
+        expect(secret).not.toBe(alert!.webhook_secret);
+      }
+      if (id === 'testAlert') {
+        // the message the sample queued reaches the receiver, signed with the alert's secret
+        const messageId = output.trim();
+        await expect.poll(() => receiver.received.some((request) => request.headers['webhook-id'] === messageId), { timeout: 15_000 }).toBe(true);
+        const request = receiver.received.find((received) => received.headers['webhook-id'] === messageId)!;
+        expect(verifyWebhook(request.body, request.headers, alert!.webhook_secret!)).toEqual({ type: 'test', alert_id: alert!.id, events: [] });
+      }
+      if (alert !== undefined && id !== 'deleteAlert') await client.alerts.delete(alert.id);
+    }
+    expect(outputs.createAlert).toMatch(/^alt_\S+ whsec_\S+\n$/);
+    expect(outputs.getDomain).toBe('not listed right now\n');
+    expect(outputs.resendDelivery).toBe('pending\n');
+    const created = outputs.createAlert!.split(' ')[0]!;
+    expect((await client.alerts.get(created)).webhook_url).toBe(receiver.url);
   });
 
   it('passes publint and are-the-types-wrong', () => {

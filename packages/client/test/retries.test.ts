@@ -147,4 +147,95 @@ describe('retries and error families (against a scripted server)', () => {
     expect(server.requests[0]!.url).toBe('/api/v1/domains?search=cloud&min_price=12.5&no_numbers=true');
     expect(server.requests[0]!.url).not.toContain(KEY);
   });
+
+  describe('writes, which the API takes without an idempotency key', () => {
+    const created = { object: 'delivery', id: 'msg_1', alert_id: 'alt_1', kind: 'test', status: 'pending' };
+
+    it('sends the body as JSON with its Content-Type, and a body-less write with none', async () => {
+      const server = await fake({ status: 201, body: created });
+      const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl });
+      await client.alerts.create({ name: 'n', query: 'tld=ai', webhook_url: 'https://hooks.example.com/x', email_digest: null });
+      await client.alerts.update('alt_1', { paused: false });
+      await client.alerts.test('alt/1');
+      await client.alerts.delete('alt_1');
+      expect(server.requests.map(({ method, url, contentType, body }) => ({ method, url, contentType, body }))).toEqual([
+        { method: 'POST', url: '/api/v1/alerts', contentType: 'application/json', body: '{"name":"n","query":"tld=ai","webhook_url":"https://hooks.example.com/x","email_digest":null}' },
+        { method: 'PATCH', url: '/api/v1/alerts/alt_1', contentType: 'application/json', body: '{"paused":false}' },
+        // ids are path segments, encoded
+        { method: 'POST', url: '/api/v1/alerts/alt%2F1/test', contentType: undefined, body: '' },
+        { method: 'DELETE', url: '/api/v1/alerts/alt_1', contentType: undefined, body: '' },
+      ]);
+      expect(server.requests.every((request) => request.authorization === `Bearer ${KEY}`)).toBe(true);
+    });
+
+    it('does not send a write again after a 5xx it may have acted on, where a GET is retried', async () => {
+      for (const code of ['query_failed', 'internal_error', 'proxy_error']) {
+        const status = code === 'internal_error' ? 500 : code === 'proxy_error' ? 502 : 503;
+        const server = await fake({ status, body: errorBody(code), headers: { 'retry-after': '0' } });
+        const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl, maxRetries: 3 });
+        for (const write of [() => client.alerts.create({ name: 'n', query: 'tld=ai', webhook_url: 'https://hooks.example.com/x' }), () => client.alerts.update('alt_1', { paused: true }), () => client.alerts.delete('alt_1'), () => client.alerts.test('alt_1'), () => client.alerts.resend('alt_1', 'msg_1'), () => client.alerts.rotateSecret('alt_1')]) {
+          const before = server.requests.length;
+          const error = await write().then(() => undefined, (e: unknown) => e);
+          expect(error, code).toBeInstanceOf(DomainIndexError);
+          expect(error, code).toMatchObject({ status, rawCode: code });
+          // once: whether to send it again is the caller's decision (e.g. after listing the alerts)
+          expect(server.requests.length - before, code).toBe(1);
+        }
+      }
+      // the same answer to a GET is retried
+      const server = await fake({ status: 503, body: errorBody('query_failed'), headers: { 'retry-after': '0' } }, { status: 200, body: { object: 'list', data: [] } });
+      expect(await new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl }).alerts.list()).toEqual([]);
+      expect(server.requests.map((request) => request.method)).toEqual(['GET', 'GET']);
+    });
+
+    it('sends a write again after a 429 or a 503 refused before its endpoint, with the same body', async () => {
+      for (const [status, code] of [
+        [429, 'rate_limited'],
+        [503, 'rate_limit_unavailable'],
+        [503, 'key_lookup_unavailable'],
+        [503, 'plan_lookup_unavailable'],
+      ] as const) {
+        const server = await fake({ status, body: errorBody(code), headers: { 'retry-after': '0' } }, { status: 201, body: created });
+        const client = new DomainIndex({ apiKey: KEY, baseUrl: server.baseUrl });
+        expect(await client.alerts.create({ name: 'n', query: 'tld=ai', webhook_url: 'https://hooks.example.com/x' }), code).toEqual(created);
+        expect(server.requests.map((request) => request.method), code).toEqual(['POST', 'POST']);
+        expect(server.requests[1]!.body, code).toBe(server.requests[0]!.body);
+      }
+    });
+
+    it('does not send a write again after a timeout or a connection lost mid-request, where a GET is retried', async () => {
+      const slow = await fake({ status: 200, body: created, delayMs: 2_000 });
+      const timed = new DomainIndex({ apiKey: KEY, baseUrl: slow.baseUrl, timeout: 200, maxRetries: 2 });
+      expect(await timed.alerts.test('alt_1').catch((e: unknown) => e)).toBeInstanceOf(TimeoutError);
+      expect(slow.requests).toHaveLength(1);
+      expect(await timed.alerts.get('alt_1').catch((e: unknown) => e)).toBeInstanceOf(TimeoutError);
+      expect(slow.requests).toHaveLength(1 + 3);
+
+      const dropping = await fake({ status: 200, body: created, drop: true });
+      const client = new DomainIndex({ apiKey: KEY, baseUrl: dropping.baseUrl, maxRetries: 2 });
+      const lost = await client.alerts.rotateSecret('alt_1').catch((e: unknown) => e);
+      expect(lost).toBeInstanceOf(ConnectionError);
+      expect(lost).not.toBeInstanceOf(TimeoutError);
+      expect(dropping.requests).toHaveLength(1);
+      expect(await client.alerts.get('alt_1').catch((e: unknown) => e)).toBeInstanceOf(ConnectionError);
+      expect(dropping.requests).toHaveLength(1 + 3);
+    });
+
+    it('sends a write again when the connection was refused: nothing was sent', async () => {
+      // a port that was just free: connecting is refused
+      const closed = await fake({ status: 200, body: created });
+      const baseUrl = closed.baseUrl;
+      await closed.close();
+      let attempts = 0;
+      const counting: typeof fetch = (input, init) => {
+        attempts += 1;
+        return fetch(input, init);
+      };
+      const client = new DomainIndex({ apiKey: KEY, baseUrl, maxRetries: 2, fetch: counting });
+      const error = await client.alerts.create({ name: 'n', query: 'tld=ai', webhook_url: 'https://hooks.example.com/x' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(((error as ConnectionError).cause as { cause?: { code?: unknown } }).cause?.code).toBe('ECONNREFUSED');
+      expect(attempts).toBe(3);
+    });
+  });
 });

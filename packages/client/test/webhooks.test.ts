@@ -112,6 +112,15 @@ describe('verifyWebhook', () => {
     expect(error).toMatchObject({ name: 'WebhookVerificationError', reason: 'missing_header', status: undefined });
   });
 
+  it('returns the body typed as a webhook of Domain Index, and refuses a signed body that is empty or not JSON', () => {
+    const payload = JSON.stringify({ type: 'test', alert_id: 'alt_1', events: [] });
+    const body = verifyWebhook(payload, signed(payload, [SECRET]), SECRET, at(0));
+    expect(body).toEqual({ type: 'test', alert_id: 'alt_1', events: [] });
+    expect(body.events).toHaveLength(0);
+    expect(outcome(() => verifyWebhook('', signed('', [SECRET]), SECRET, at(0)))).toBe('invalid_payload');
+    expect(outcome(() => verifyWebhook('not json', signed('not json', [SECRET]), SECRET, at(0)))).toBe('invalid_payload');
+  });
+
   it('tells a misconfigured secret apart from a bad request', () => {
     const headers = signed(BODY, [SECRET]);
     expect(() => verifyWebhook(BODY, headers, 'whsec_not base64!', at(0))).toThrow(TypeError);

@@ -8,9 +8,23 @@ import {
 } from './envelopes';
 import { errorEnvelopeSchema } from './errors';
 import { eventListEnvelopeSchema, eventSchema } from './events';
-import { alertListSchema, alertSchema, alertWithSecretSchema, deletedAlertSchema, deliveryAttemptSchema, deliveryListSchema, queuedDeliverySchema } from './alerts';
+import {
+  alertListSchema,
+  alertSchema,
+  alertWithSecretSchema,
+  createAlertSchema,
+  deletedAlertSchema,
+  deliveryAttemptSchema,
+  deliveryListSchema,
+  queuedDeliverySchema,
+  updateAlertSchema,
+} from './alerts';
 import {
   ALERT_EXAMPLE,
+  CREATE_ALERT_EXAMPLE,
+  DELIVERY_CURSOR_EXAMPLE,
+  DELIVERY_ID_EXAMPLE,
+  UPDATE_ALERT_EXAMPLE,
   DOMAIN_EXAMPLE,
   WEBHOOK_SECRET_EXAMPLE,
   ERROR_EXAMPLES,
@@ -35,7 +49,16 @@ export interface ComponentEntry<T extends z.ZodTypeAny = z.ZodTypeAny> {
   example: z.input<T>;
   /** Formats of top-level string properties (timestamps made with `timestampSchema` are found alone). */
   formats?: Readonly<Record<string, StringFormat>>;
+  /** Descriptions of top-level properties whose schema has none (a request body's fields). */
+  descriptions?: Readonly<Record<string, string>>;
 }
+
+/** What the fields of an alert's request bodies mean (the contract's schemas describe only some). */
+const ALERT_FIELDS: Readonly<Record<string, string>> = {
+  name: 'Your name for the alert, 1-100 characters',
+  query:
+    'The filter: the query string of GET /api/v1/events (type and every search filter, without after and limit), e.g. type=listing.added&tld=ai&max_price=500; a whole URL of the API is accepted and only its query kept. Checked like the events query: a bad filter is a 400 naming `query`',
+};
 
 /** Keeps each entry's example typed by its own schema. */
 const entry = <T extends z.ZodTypeAny>(value: ComponentEntry<T>): ComponentEntry<T> => value;
@@ -127,7 +150,7 @@ export const OPENAPI_COMPONENTS = {
     description: 'One attempt to deliver a webhook message, and what the receiver answered.',
     example: {
       object: 'delivery_attempt',
-      delivery_id: 'msg_Zr0sQmA1bC2dE3fG4hI5jK',
+      delivery_id: DELIVERY_ID_EXAMPLE,
       at: '2026-11-20T18:00:05.031Z',
       kind: 'events',
       event_ids: ['evt_184227', 'evt_184228'],
@@ -140,12 +163,50 @@ export const OPENAPI_COMPONENTS = {
   DeliveryList: entry({
     schema: deliveryListSchema,
     description: 'A page of webhook attempts, newest first.',
-    example: { object: 'list', data: [], pagination: { next_cursor: null, has_more: false } },
+    example: {
+      object: 'list',
+      data: [
+        {
+          object: 'delivery_attempt',
+          delivery_id: DELIVERY_ID_EXAMPLE,
+          at: '2026-11-20T18:00:05.031Z',
+          kind: 'events',
+          event_ids: ['evt_184227', 'evt_184228'],
+          http_status: 200,
+          error: null,
+          duration_ms: 84,
+          response: '{"ok":true}',
+        },
+      ],
+      pagination: { next_cursor: DELIVERY_CURSOR_EXAMPLE, has_more: true },
+    },
   }),
   QueuedDelivery: entry({
     schema: queuedDeliverySchema,
     description: 'A webhook message queued to be sent now.',
-    example: { object: 'delivery', id: 'msg_Zr0sQmA1bC2dE3fG4hI5jK', alert_id: ALERT_EXAMPLE.id, kind: 'test', status: 'pending' },
+    example: { object: 'delivery', id: DELIVERY_ID_EXAMPLE, alert_id: ALERT_EXAMPLE.id, kind: 'test', status: 'pending' },
+  }),
+  CreateAlert: entry({
+    schema: createAlertSchema,
+    description:
+      'A new alert: its name, its filter, and where its matches go (a webhook_url, an email_digest, or both; at least one).',
+    example: CREATE_ALERT_EXAMPLE,
+    formats: { webhook_url: 'uri' },
+    descriptions: ALERT_FIELDS,
+  }),
+  UpdateAlert: entry({
+    schema: updateAlertSchema,
+    description:
+      'The fields to change; the others keep their values. null removes a channel (one must remain).',
+    example: UPDATE_ALERT_EXAMPLE,
+    formats: { webhook_url: 'uri' },
+    descriptions: {
+      ...ALERT_FIELDS,
+      webhook_url:
+        'Where matching events are POSTed; https only. Setting it again turns a disabled webhook back on; a first webhook gets its signing secret in this answer. null: no webhook',
+      email_digest: 'hourly or daily: an email of the matches (needs SMTP on the server); null: no email',
+      paused: 'true: nothing is delivered until it is false again; the matches of the pause are not sent later',
+    },
   }),
   Error: entry({
     schema: errorEnvelopeSchema.shape.error,

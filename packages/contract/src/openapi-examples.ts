@@ -2,7 +2,8 @@ import type { Domain } from './domain';
 import type { ListEnvelope, LookupEnvelope, StatsEnvelope } from './envelopes';
 import type { ApiErrorBody, ErrorCode } from './errors';
 import type { Event, EventListEnvelope } from './events';
-import type { Alert } from './alerts';
+import type { Alert, createAlertSchema, updateAlertSchema } from './alerts';
+import type { z } from 'zod';
 import type { SearchParams } from './search-params';
 import { API_VERSION, COUNTS_NOTE, INDEX_SCORE_CAVEAT } from './texts';
 
@@ -238,11 +239,18 @@ export const SEARCH_PARAMETER_EXAMPLES: {
   cursor: CURSOR_EXAMPLE,
 };
 
+/** The alert of the examples and code samples (a test runs the samples with a real one in its place). */
+export const ALERT_ID_EXAMPLE = 'alt_7Qw2mXc9Rk4TbN1y';
+/** A webhook message of that alert: the `webhook-id` of its requests. */
+export const DELIVERY_ID_EXAMPLE = 'msg_Zr0sQmA1bC2dE3fG4hI5jK';
+/** The receiver of the examples (a test points the samples at a loopback receiver instead). */
+export const WEBHOOK_URL_EXAMPLE = 'https://hooks.example.com/domain-index';
+
 /** The values of path parameters, by name. */
 export const PATH_PARAMETER_EXAMPLES: Readonly<Record<string, string>> = {
   domain: DOMAIN_EXAMPLE.domain_name,
-  id: 'alt_7Qw2mXc9Rk4TbN1y',
-  deliveryId: 'msg_Zr0sQmA1bC2dE3fG4hI5jK',
+  id: ALERT_ID_EXAMPLE,
+  deliveryId: DELIVERY_ID_EXAMPLE,
 };
 
 /** A change-feed cursor: opaque to callers, to be stored and passed back as `after`. */
@@ -273,18 +281,34 @@ export const EVENT_LIST_EXAMPLE: EventListEnvelope = {
 /** An alert, as listed and read. */
 export const ALERT_EXAMPLE: Alert = {
   object: 'alert',
-  id: 'alt_7Qw2mXc9Rk4TbN1y',
+  id: ALERT_ID_EXAMPLE,
   name: 'Cheap .ai names',
   query: 'type=listing.added&tld=ai&max_price=500&no_hyphens=true',
-  webhook_url: 'https://hooks.example.com/domain-index',
+  webhook_url: WEBHOOK_URL_EXAMPLE,
   webhook_state: 'active',
   webhook_disabled_reason: null,
   email_digest: 'daily',
   paused: false,
   created: '2026-11-20T09:12:44.120Z',
   updated: '2026-11-20T09:12:44.120Z',
-  last_delivery: { id: 'msg_Zr0sQmA1bC2dE3fG4hI5jK', created: '2026-11-20T18:00:05.031Z', status: 'delivered', attempts: 1 },
+  last_delivery: { id: DELIVERY_ID_EXAMPLE, created: '2026-11-20T18:00:05.031Z', status: 'delivered', attempts: 1 },
 };
 
 /** A webhook signing secret as shown once (an example: not a live secret). */
 export const WEBHOOK_SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+/** The body of `POST /api/v1/alerts` in the examples: the alert above, as it was created. */
+export const CREATE_ALERT_EXAMPLE: z.input<typeof createAlertSchema> = {
+  name: ALERT_EXAMPLE.name,
+  query: ALERT_EXAMPLE.query,
+  webhook_url: WEBHOOK_URL_EXAMPLE,
+};
+
+/** A body of `PATCH /api/v1/alerts/{id}`: pausing an alert. */
+export const UPDATE_ALERT_EXAMPLE: z.input<typeof updateAlertSchema> = { paused: true };
+
+/**
+ * A cursor of an alert's delivery log as the API makes them (base64url JSON of the attempt to
+ * read before); opaque to callers, who pass a page's `next_cursor` back unchanged.
+ */
+export const DELIVERY_CURSOR_EXAMPLE = 'eyJiZWZvcmUiOjQ4MjEzfQ';

@@ -1,4 +1,12 @@
+import type { ApiErrorBody, ErrorCode } from './errors';
 import type { Contract } from './contract';
+import {
+  ALERT_ID_EXAMPLE,
+  CREATE_ALERT_EXAMPLE,
+  DELIVERY_CURSOR_EXAMPLE,
+  DELIVERY_ID_EXAMPLE,
+  UPDATE_ALERT_EXAMPLE,
+} from './openapi-examples';
 
 /** The groups of operations on /docs, with what each is for. */
 export const OPENAPI_TAGS = {
@@ -11,12 +19,21 @@ export const OPENAPI_TAGS = {
 /** What the document says about one operation beyond the contract. */
 export interface OperationDocs {
   tag: keyof typeof OPENAPI_TAGS;
-  /** The one title of the 200 response on /docs. */
+  /** The one title of the success response (200, 201 or 202) on /docs. */
   ok: string;
+  /**
+   * The error codes only this operation (and others that list them) answers, beyond those every
+   * operation can answer: a code listed by no operation is documented under every one.
+   */
+  errors?: readonly ErrorCode[];
+  /** Examples of errors as this operation words them, in place of the general ones. */
+  errorExamples?: { readonly [Code in ErrorCode]?: ApiErrorBody & { code: Code } };
   /** Examples of this operation's own parameters; others come from openapi-examples.ts. */
   parameterExamples?: Readonly<Record<string, string | number | boolean>>;
   /** The query of the curl sample, as sent. */
   sampleQuery?: Readonly<Record<string, string>>;
+  /** The JSON body of the curl sample and the request body's example; the TypeScript sample sends the same. */
+  sampleBody?: Readonly<Record<string, unknown>>;
   /**
    * The same call with `@domain-index/client`, given the server's address: code a customer can
    * paste into an ES module (JavaScript or TypeScript); a test runs each one.
@@ -53,6 +70,7 @@ for await (const domain of client.domains.list({ search: 'cloud', status: 'all' 
   getDomain: {
     tag: 'Domains',
     ok: 'The listing of the domain',
+    errors: ['invalid_domain', 'domain_not_found'],
     client: (serverUrl) => `import { DomainIndex, NotFoundError } from '@domain-index/client';
 
 ${newClient(serverUrl)}
@@ -69,6 +87,7 @@ try {
   listEvents: {
     tag: 'Events',
     ok: 'A page of events and the cursor to resume from',
+    errors: ['cursor_expired'],
     parameterExamples: { after: 'now', type: 'listing.added,listing.updated', limit: 100 },
     sampleQuery: { type: 'listing.added', tld: 'ai', max_price: '500', no_hyphens: 'true' },
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
@@ -101,14 +120,23 @@ console.log('stopped; resume with after =', cursor);
   createAlert: {
     tag: 'Alerts',
     ok: 'The alert, with its signing secret (shown once)',
+    errors: ['alert_limit_reached'],
+    errorExamples: {
+      invalid_parameter: {
+        code: 'invalid_parameter',
+        message: 'webhook_url: hooks.internal.example resolves to 10.1.2.3, a private address (10.0.0.0/8): webhooks are not sent there',
+        param: 'webhook_url',
+      },
+    },
+    sampleBody: CREATE_ALERT_EXAMPLE,
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
 const alert = await client.alerts.create({
-  name: 'Cheap .ai names',
-  query: 'type=listing.added&tld=ai&max_price=500&no_hyphens=true',
-  webhook_url: 'https://hooks.example.com/domain-index',
+  name: '${CREATE_ALERT_EXAMPLE.name}',
+  query: '${CREATE_ALERT_EXAMPLE.query}',
+  webhook_url: '${String(CREATE_ALERT_EXAMPLE.webhook_url)}',
 });
 console.log(alert.id, alert.webhook_secret); // store the secret: it is not shown again
 `,
@@ -126,75 +154,99 @@ for (const alert of await client.alerts.list()) console.log(alert.id, alert.name
   getAlert: {
     tag: 'Alerts',
     ok: 'The alert',
-    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+    errors: ['alert_not_found'],
+    client: (serverUrl) => `import { DomainIndex, NotFoundError } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
-const alert = await client.alerts.get('alt_7Qw2mXc9Rk4TbN1y');
-console.log(alert.query, alert.paused);
+try {
+  const alert = await client.alerts.get('${ALERT_ID_EXAMPLE}');
+  console.log(alert.query, alert.paused, alert.webhook_state);
+} catch (error) {
+  if (error instanceof NotFoundError) console.log('no such alert of yours'); // error.code: alert_not_found
+  else throw error;
+}
 `,
   },
   updateAlert: {
     tag: 'Alerts',
     ok: 'The alert as changed',
+    errors: ['alert_not_found'],
+    sampleBody: UPDATE_ALERT_EXAMPLE,
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
-await client.alerts.update('alt_7Qw2mXc9Rk4TbN1y', { paused: true });
+const alert = await client.alerts.update('${ALERT_ID_EXAMPLE}', { paused: true });
+console.log(alert.paused);
 `,
   },
   deleteAlert: {
     tag: 'Alerts',
     ok: 'The deleted alert',
+    errors: ['alert_not_found'],
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
-await client.alerts.delete('alt_7Qw2mXc9Rk4TbN1y');
+const { deleted } = await client.alerts.delete('${ALERT_ID_EXAMPLE}');
+console.log(deleted);
 `,
   },
   testAlert: {
     tag: 'Alerts',
     ok: 'The test message, queued',
+    errors: ['alert_not_found'],
+    errorExamples: {
+      invalid_parameter: { code: 'invalid_parameter', message: 'the alert has no webhook to test; set a webhook_url first', param: 'id' },
+    },
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
-const message = await client.alerts.test('alt_7Qw2mXc9Rk4TbN1y');
+const message = await client.alerts.test('${ALERT_ID_EXAMPLE}');
 console.log(message.id); // the webhook-id your receiver will see
 `,
   },
   listDeliveries: {
     tag: 'Alerts',
     ok: 'A page of attempts, newest first',
-    parameterExamples: { after: 'eyJhdCI6MTc5NTcxMjQwNTAzMX0.x1y2', limit: 20 },
+    errors: ['alert_not_found'],
+    errorExamples: {
+      invalid_parameter: { code: 'invalid_parameter', message: "after is malformed; pass a page's next_cursor back unchanged", param: 'after' },
+    },
+    parameterExamples: { after: DELIVERY_CURSOR_EXAMPLE, limit: 20 },
+    sampleQuery: { limit: '20' },
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
-const attempts = await client.alerts.deliveries('alt_7Qw2mXc9Rk4TbN1y', { limit: 20 });
+// One page (await it), or every attempt of the last 7 days (iterate it with for await)
+const attempts = await client.alerts.deliveries('${ALERT_ID_EXAMPLE}', { limit: 20 });
 for (const attempt of attempts.data) console.log(attempt.at, attempt.http_status ?? attempt.error, attempt.duration_ms);
 `,
   },
   resendDelivery: {
     tag: 'Alerts',
     ok: 'The message, queued again',
+    errors: ['alert_not_found', 'delivery_not_found'],
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
-await client.alerts.resend('alt_7Qw2mXc9Rk4TbN1y', 'msg_Zr0sQmA1bC2dE3fG4hI5jK');
+const message = await client.alerts.resend('${ALERT_ID_EXAMPLE}', '${DELIVERY_ID_EXAMPLE}');
+console.log(message.status); // pending: it is sent again now, with the same webhook-id
 `,
   },
   rotateAlertSecret: {
     tag: 'Alerts',
     ok: 'The alert, with its new signing secret (shown once)',
+    errors: ['alert_not_found'],
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
 ${newClient(serverUrl)}
 
-const { webhook_secret } = await client.alerts.rotateSecret('alt_7Qw2mXc9Rk4TbN1y');
+const { webhook_secret } = await client.alerts.rotateSecret('${ALERT_ID_EXAMPLE}');
 console.log(webhook_secret); // both secrets sign for the next 24 hours
 `,
   },

@@ -9,7 +9,8 @@ const isObject = (value: unknown): value is Json =>
  * `$ref` to it, the largest match first (the walk goes top-down and does not look inside a
  * replaced schema). `named` maps a schema's JSON text to its component name; the generator
  * writes the same zod schema to the same JSON wherever it occurs, so equal text means the same
- * schema. `keepRoot` leaves `node` itself (a component's own definition) in place.
+ * schema; a nullable use of a named schema becomes `nullable` with an `allOf` of the reference.
+ * `keepRoot` leaves `node` itself (a component's own definition) in place.
  */
 export function referToComponents(
   node: unknown,
@@ -20,6 +21,15 @@ export function referToComponents(
   if (!isObject(node)) return node;
   const name = keepRoot ? undefined : named.get(JSON.stringify(node));
   if (name !== undefined) return { $ref: `#/components/schemas/${name}` };
+  if (!keepRoot && node.nullable === true) {
+    // a named schema made nullable (and described) where it is used: OpenAPI 3.0 ignores the
+    // siblings of a $ref, so the reference goes in an allOf of one (and `nullable` needs a `type`)
+    const { nullable: _nullable, description, ...rest } = node;
+    const base = named.get(JSON.stringify(rest));
+    if (base !== undefined) {
+      return { ...(description === undefined ? {} : { description }), type: rest.type, nullable: true, allOf: [{ $ref: `#/components/schemas/${base}` }] };
+    }
+  }
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => [key, referToComponents(value, named)]),
   );

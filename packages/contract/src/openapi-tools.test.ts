@@ -35,11 +35,17 @@ describe('the OpenAPI document in third-party tools', () => {
     });
   }, 60_000);
 
-  it("gives openapi-typescript a named Domain type that a customer's scripts compile against", () => {
+  it("gives openapi-typescript named Domain and alert types that a customer's scripts compile against", () => {
     const types = readFileSync(`${packageDir}dist/openapi-types.ts`, 'utf8');
-    expect(types).toMatch(/\n {8}Domain: \{\n/);
-    // scripts/openapi-consumer uses components['schemas']['Domain'], expects the errors a wrong
-    // value must give, and walks a search with openapi-fetch
+    for (const name of ['Domain', 'Event', 'Alert', 'AlertWithSecret', 'CreateAlert', 'UpdateAlert', 'DeliveryAttempt', 'DeliveryList'])
+      expect(types, name).toMatch(new RegExp(`\\n {8}${name}: \\{\\n`));
+    // the bodies of the writes are the named ones, and an event's listing is the Domain type
+    expect(types).toContain('"application/json": components["schemas"]["CreateAlert"];');
+    expect(types).toContain('"application/json": components["schemas"]["UpdateAlert"];');
+    expect(types).toContain('object: components["schemas"]["Domain"] | null;');
+    // scripts/openapi-consumer uses components['schemas']['Domain'] and the alerts' bodies and
+    // answers, expects the errors a wrong value must give, walks a search and goes through an
+    // alert's life with openapi-fetch
     expect(() => run(process.execPath, [tsc, '-p', 'scripts/openapi-consumer'])).not.toThrow();
   }, 60_000);
 });

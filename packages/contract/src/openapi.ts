@@ -1,11 +1,12 @@
 import { generateSchema } from '@anatine/zod-openapi';
 import { generateOpenApi } from '@ts-rest/open-api';
+import { ALERT_LIMITS } from './alerts';
 import { contract } from './contract';
 import { timestampSchema } from './domain';
-import { ERROR_STATUS, type ErrorCode } from './errors';
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from './errors';
 import { OPENAPI_COMPONENTS, type ComponentEntry } from './openapi-components';
 import { ERROR_EXAMPLES, PATH_PARAMETER_EXAMPLES, SEARCH_PARAMETER_EXAMPLES } from './openapi-examples';
-import { OPENAPI_OPERATIONS, OPENAPI_TAGS } from './openapi-operations';
+import { OPENAPI_OPERATIONS, OPENAPI_TAGS, type OperationDocs } from './openapi-operations';
 import { referencesIn, referToComponents, visitObjects, type Json } from './openapi-refs';
 
 export { inlineReferences } from './openapi-refs';
@@ -51,6 +52,10 @@ const AFTER_RATE_LIMIT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'unknown_parameter',
   'invalid_domain',
   'domain_not_found',
+  'cursor_expired',
+  'alert_not_found',
+  'delivery_not_found',
+  'alert_limit_reached',
   'query_failed',
   'internal_error',
 ]);
@@ -75,8 +80,10 @@ const RETRY_AFTER: Json = {
 const ERROR_TITLES: Readonly<Record<number, string>> = {
   400: 'The request must be changed',
   401: 'No valid API key',
+  403: "The key's plan does not allow it",
   404: 'Not found',
-  405: 'Only GET is allowed',
+  405: 'The path does not take this method',
+  410: 'The cursor is older than the events kept',
   429: "The key's rate limit is used up",
   500: 'A defect on the service side; retrying is worthwhile',
   503: 'The service could not answer; retrying is worthwhile',
@@ -101,8 +108,17 @@ function toOpenApi30Bounds(schema: Json): void {
 /** The pattern every timestamp of the contract carries: such a string is a `date-time`. */
 const TIMESTAMP_PATTERN = String((generateSchema(timestampSchema, true) as Json).pattern);
 
-/** The codes an error status can carry, from the one code-to-status map. */
-const codesOf = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+/** The codes that some operations answer and others never do (a missing domain, an alert's). */
+const OWN_CODES: ReadonlySet<ErrorCode> = new Set(Object.values(OPENAPI_OPERATIONS).flatMap((docs) => docs.errors ?? []));
+
+/**
+ * The error codes of an operation: every code of the one code-to-status map that no operation
+ * claims as its own (authentication, rate limits, parameters, outages), and its own ones.
+ */
+function operationCodes(docs: OperationDocs): ErrorCode[] {
+  const own = new Set(docs.errors ?? []);
+  return ERROR_CODES.filter((code) => own.has(code) || !OWN_CODES.has(code));
+}
 
 /** The named schemas, each with its schema's own components replaced by references. */
 function componentSchemas(): { schemas: Record<string, Json>; named: Map<string, string> } {
@@ -119,16 +135,60 @@ function componentSchemas(): { schemas: Record<string, Json>; named: Map<string,
       if (target === undefined) throw new Error(`component ${name} has no property ${property}`);
       target.format = format;
     }
+    for (const [property, description] of Object.entries(entry.descriptions ?? {})) {
+      const target = properties[property];
+      if (target === undefined) throw new Error(`component ${name} has no property ${property}`);
+      if (target.description !== undefined) throw new Error(`${name}.${property} is described by the contract already`);
+      target.description = description;
+    }
     schemas[name] = { ...component, description: entry.description, example: entry.example };
   }
   return { schemas, named };
 }
 
+/** `text` as one single-quoted shell word. */
+const shellQuoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
 /** The curl call of an operation, with the server's address and the examples' values. */
-function curlSample(serverUrl: string, path: string, query: Readonly<Record<string, string>> | undefined): string {
+function curlSample(serverUrl: string, method: string, path: string, docs: OperationDocs): string {
   const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(PATH_PARAMETER_EXAMPLES[name] ?? name));
-  const search = query === undefined ? '' : `?${new URLSearchParams(query).toString()}`;
-  return `curl --compressed \\\n  -H "Authorization: Bearer $DOMAIN_INDEX_API_KEY" \\\n  "${serverUrl}${filled}${search}"\n`;
+  const search = docs.sampleQuery === undefined ? '' : `?${new URLSearchParams(docs.sampleQuery).toString()}`;
+  const lines = [method === 'get' ? 'curl --compressed' : `curl --compressed -X ${method.toUpperCase()}`, '-H "Authorization: Bearer $DOMAIN_INDEX_API_KEY"'];
+  if (docs.sampleBody !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuoted(JSON.stringify(docs.sampleBody))}`);
+  lines.push(`"${serverUrl}${filled}${search}"`);
+  return `${lines.join(' \\\n  ')}\n`;
+}
+
+/** The example of the named component a schema refers to; `what` names the schema in the error when it is not one. */
+function componentExample(schema: unknown, schemas: Readonly<Record<string, Json>>, what: string): unknown {
+  const ref = (schema as Json).$ref;
+  if (typeof ref !== 'string') throw new Error(`${what} is not a named component: add it to openapi-components.ts`);
+  return schemas[ref.slice(ref.lastIndexOf('/') + 1)]?.example;
+}
+
+/**
+ * An operation's request body: a JSON body by its named schema, required, with the sample's
+ * body as its example; none at all where the contract takes only an empty object (the POSTs
+ * that are actions, and DELETE), which the API accepts as no body.
+ */
+function describeRequestBody(operation: Json, docs: OperationDocs, schemas: Readonly<Record<string, Json>>, named: ReadonlyMap<string, string>): void {
+  const body = operation.requestBody as Json | undefined;
+  if (body === undefined) return;
+  const id = String(operation.operationId);
+  const schema = referToComponents((body.content as Record<string, Json>)['application/json']!.schema, named) as Json;
+  const properties = schema.properties as Json | undefined;
+  if (schema.$ref === undefined && properties !== undefined && Object.keys(properties).length === 0) {
+    if (docs.sampleBody !== undefined) throw new Error(`${id} takes no body, yet its docs have a sampleBody`);
+    delete operation.requestBody;
+    return;
+  }
+  componentExample(schema, schemas, `the body of ${id}`);
+  if (docs.sampleBody === undefined) throw new Error(`no sampleBody for the body of ${id}: add it in openapi-operations.ts`);
+  operation.requestBody = {
+    required: true,
+    description: `JSON (\`Content-Type: application/json\`), at most ${ALERT_LIMITS.bodyMaxBytes / 1024} KB`,
+    content: { 'application/json': { schema, example: docs.sampleBody } },
+  };
 }
 
 /** Options of the document. */
@@ -139,9 +199,10 @@ export interface OpenApiOptions {
 
 /**
  * The OpenAPI 3 document of the API, generated from the contract so it cannot drift from the
- * code, then completed with what the contract's schemas do not say: named component schemas,
- * formats, examples, the error codes each status can carry, the rate-limit and request-id
- * headers, Retry-After, the bearer scheme, tags and code samples.
+ * code, then completed with what the contract's schemas do not say: named component schemas
+ * (request bodies included), formats, examples, the error codes each operation can answer under
+ * each status, the rate-limit and request-id headers, Retry-After, the bearer scheme, tags and
+ * code samples.
  */
 export function openApiDocument(options: OpenApiOptions = {}): Json {
   const serverUrl = (options.serverUrl ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
@@ -153,36 +214,42 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
   const { schemas, named } = componentSchemas();
   const paths = generated.paths as Record<string, Record<string, Json>>;
   for (const [path, methods] of Object.entries(paths)) {
-    for (const operation of Object.values(methods)) {
+    for (const [method, operation] of Object.entries(methods)) {
       const id = operation.operationId as keyof typeof OPENAPI_OPERATIONS;
       const docs = OPENAPI_OPERATIONS[id];
       operation.tags = [docs.tag];
-      for (const parameter of operation.parameters as Json[]) {
+      for (const parameter of (operation.parameters ?? []) as Json[]) {
         const name = parameter.name as string;
         parameter.example =
           docs.parameterExamples?.[name] ??
           (parameter.in === 'path' ? PATH_PARAMETER_EXAMPLES[name] : SEARCH_PARAMETER_EXAMPLES[name as keyof typeof SEARCH_PARAMETER_EXAMPLES]);
         if (parameter.example === undefined) throw new Error(`no example for the parameter ${name} of ${id}: add it to its parameterExamples in openapi-operations.ts`);
       }
-      const responses = operation.responses as Record<string, Json>;
+      describeRequestBody(operation, docs, schemas, named);
+      const codes = operationCodes(docs);
+      // the contract lists every error status for every route; the document only those it can answer
+      const responses = Object.fromEntries(
+        Object.entries(operation.responses as Record<string, Json>).filter(([status]) => Number(status) < 400 || codes.some((code) => ERROR_STATUS[code] === Number(status))),
+      );
+      operation.responses = responses;
       for (const [statusText, response] of Object.entries(responses)) {
         const status = Number(statusText);
-        const codes = status < 400 ? undefined : codesOf(status);
-        response.headers = { ...REQUEST_ID, ...rateLimitHeadersFor(codes), ...(status === 429 || status >= 500 ? RETRY_AFTER : {}) };
+        const statusCodes = status < 400 ? undefined : codes.filter((code) => ERROR_STATUS[code] === status);
+        response.headers = { ...REQUEST_ID, ...rateLimitHeadersFor(statusCodes), ...(status === 429 || status >= 500 ? RETRY_AFTER : {}) };
         const media = (response.content as Record<string, Json>)['application/json']!;
         media.schema = referToComponents(media.schema, named);
-        if (codes === undefined) {
+        if (statusCodes === undefined) {
           response.description = docs.ok;
-          const ref = (media.schema as Json).$ref;
-          if (typeof ref !== 'string') throw new Error(`the 200 schema of ${id} is not a named component: add it to openapi-components.ts`);
-          media.example = schemas[ref.slice(ref.lastIndexOf('/') + 1)]?.example;
+          media.example = componentExample(media.schema, schemas, `the ${status} schema of ${id}`);
         } else {
-          response.description = `${ERROR_TITLES[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}`;
-          media.examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: { error: ERROR_EXAMPLES[code] } }]));
+          response.description = `${ERROR_TITLES[status] ?? 'Error'}: ${statusCodes.map((code) => `\`${code}\``).join(', ')}`;
+          media.examples = Object.fromEntries(
+            statusCodes.map((code) => [code, { summary: code, value: { error: docs.errorExamples?.[code] ?? ERROR_EXAMPLES[code] } }]),
+          );
         }
       }
       operation['x-codeSamples'] = [
-        { lang: 'Shell', label: 'curl', source: curlSample(serverUrl, path, docs.sampleQuery) },
+        { lang: 'Shell', label: 'curl', source: curlSample(serverUrl, method, path, docs) },
         { lang: 'TypeScript', label: 'TypeScript client', source: docs.client(serverUrl) },
       ];
     }
@@ -193,7 +260,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       title: 'Domain Index Search API',
       version: API_VERSION,
       description:
-        'Read-only search over domain names currently listed on five marketplaces. Every request needs `Authorization: Bearer <API_KEY>`; a key in the URL is refused and revoked as leaked. Search pages are gzip- or brotli-compressed when the request asks (`Accept-Encoding`); lookups, stats and errors, about 1 KB, are sent as they are.',
+        'Search over domain names currently listed on five marketplaces, the change feed of what was listed, changed and removed, and alerts that deliver its matches by signed webhooks or email. The index is read-only: alerts are the one resource a customer writes (JSON bodies). Every request needs `Authorization: Bearer <API_KEY>`; a key in the URL is refused and revoked as leaked. Search pages are gzip- or brotli-compressed when the request asks (`Accept-Encoding`); lookups, stats and errors, about 1 KB, are sent as they are.',
       license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
     },
     servers: [{ url: serverUrl, description: 'This Domain Index server' }],

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One scripted answer of the fake API. */
@@ -9,6 +9,8 @@ export interface Answer {
   delayMs?: number;
   /** Sends the status and headers, then waits this long before the body. */
   bodyDelayMs?: number;
+  /** Closes the connection without an answer, once the request has arrived (a network failure mid-request). */
+  drop?: boolean;
 }
 
 /**
@@ -16,10 +18,35 @@ export interface Answer {
  * edge cases a healthy server will not produce on demand (429/503 first, slow answers).
  */
 export async function startFakeApi(answers: readonly Answer[]) {
-  const requests: { at: number; url: string; authorization: string | undefined; acceptEncoding: string | undefined }[] = [];
+  const requests: {
+    at: number;
+    method: string;
+    url: string;
+    authorization: string | undefined;
+    acceptEncoding: string | undefined;
+    contentType: string | undefined;
+    body: string;
+  }[] = [];
   const server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => answerRequest(req, Buffer.concat(chunks).toString('utf8'), res));
+  });
+  const answerRequest = (req: IncomingMessage, body: string, res: ServerResponse) => {
     const answer = answers[Math.min(requests.length, answers.length - 1)]!;
-    requests.push({ at: Date.now(), url: req.url ?? '', authorization: req.headers.authorization, acceptEncoding: req.headers['accept-encoding'] });
+    requests.push({
+      at: Date.now(),
+      method: req.method ?? '',
+      url: req.url ?? '',
+      authorization: req.headers.authorization,
+      acceptEncoding: req.headers['accept-encoding'],
+      contentType: req.headers['content-type'],
+      body,
+    });
+    if (answer.drop === true) {
+      req.socket.destroy();
+      return;
+    }
     setTimeout(() => {
       res.writeHead(answer.status, { 'content-type': 'application/json', 'x-request-id': `req_fake_${requests.length}`, ...answer.headers });
       if (answer.bodyDelayMs === undefined) res.end(JSON.stringify(answer.body ?? {}));
@@ -28,7 +55,7 @@ export async function startFakeApi(answers: readonly Answer[]) {
         setTimeout(() => res.end(JSON.stringify(answer.body ?? {})), answer.bodyDelayMs);
       }
     }, answer.delayMs ?? 0);
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

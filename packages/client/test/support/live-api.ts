@@ -24,11 +24,12 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-export async function startLiveApi(): Promise<LiveApi> {
+/** `env`: more of the server's configuration, e.g. WEBHOOK_ALLOWED_HOSTS for a loopback receiver. */
+export async function startLiveApi(env: Readonly<Record<string, string>> = {}): Promise<LiveApi> {
   const dataDir = mkdtempSync(join(tmpdir(), 'di-client-'));
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', ...env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';

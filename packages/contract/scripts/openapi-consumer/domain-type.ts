@@ -40,3 +40,26 @@ export const badStatus: Domain['status'] = 'sold';
 export const badCode: ApiError['code'] = 'teapot';
 // @ts-expect-error every field is present: a Domain without updated_at is not one
 export const partial: Domain = { domain_name: 'cloudkitchen.com' };
+
+// The alerts: a request body and the answers, by the names of the document
+type CreateAlert = components['schemas']['CreateAlert'];
+type AlertWithSecret = components['schemas']['AlertWithSecret'];
+type CreateAlertBody = operations['createAlert']['requestBody']['content']['application/json'];
+type Created = operations['createAlert']['responses'][201]['content']['application/json'];
+type Queued = operations['testAlert']['responses'][202]['content']['application/json'];
+
+export const newAlert: CreateAlertBody = {
+  name: 'Cheap .ai names',
+  query: 'type=listing.added&tld=ai&max_price=500',
+  webhook_url: 'https://hooks.example.com/domain-index',
+};
+export const sameType: CreateAlert = newAlert;
+export const secretOf = (alert: Created): string | null => alert.webhook_secret;
+export const shown: AlertWithSecret['webhook_state'] = 'disabled';
+export const messageOf = (queued: Queued): string => `${queued.kind} ${queued.id} ${queued.status}`;
+// @ts-expect-error an alert needs a name
+export const unnamed: CreateAlert = { query: 'tld=ai' };
+// @ts-expect-error the digest is hourly or daily
+export const weekly: CreateAlert = { name: 'n', query: 'tld=ai', email_digest: 'weekly' };
+// @ts-expect-error a create answers 201, not 200
+export type NotOk = operations['createAlert']['responses'][200];

@@ -1,0 +1,67 @@
+// The real API in this process, on an in-memory PGlite, with the alerts' delivery as the
+// `sync` worker runs it: what an alerts test needs to create alerts through the client, make
+// matching events happen, and have their webhooks sent to a loopback receiver.
+import { Writable } from 'node:stream';
+import { createAccount } from '@domain-index/api/src/accounts/account-store';
+import { AlertContext } from '@domain-index/api/src/alerts/alert-deps';
+import { deliveryTask } from '@domain-index/api/src/alerts/delivery-worker';
+import { createKey } from '@domain-index/api/src/auth/key-store';
+import { systemClock } from '@domain-index/api/src/clock';
+import { importBatch } from '@domain-index/api/src/indexing/import-batch';
+import { createLogger } from '@domain-index/api/src/logger';
+import { loadCursorSecret } from '@domain-index/api/src/search/cursor-secret';
+import { parseAllowedHosts } from '@domain-index/api/src/webhooks/address-rules';
+import { jsonlFeed } from '@domain-index/api/test/support/feeds';
+import { startApi } from '@domain-index/api/test/support/start-api';
+import { SOURCE } from './events-api';
+
+export interface AlertsApi {
+  readonly baseUrl: string;
+  /** A new key of an account on `plan` (pro: 50 alerts, free: 2). */
+  keyOn(plan: 'pro' | 'free'): Promise<string>;
+  /** Imports a batch of the source (every listing of it, as a feed does); it must apply. */
+  load(records: readonly Record<string, unknown>[]): Promise<void>;
+  /** One turn of the delivery worker: the outbox filled from the change feed, and what is due sent. */
+  deliver(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Webhooks may reach 127.0.0.1 (WEBHOOK_ALLOWED_HOSTS=127.0.0.1): the receivers of the tests. */
+const loopback = (() => {
+  const parsed = parseAllowedHosts('127.0.0.1');
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return parsed.allowList;
+})();
+
+export async function startAlertsApi(): Promise<AlertsApi> {
+  const api = await startApi('pglite', { sources: [SOURCE], overrides: { alerts: { allowList: loopback } } });
+  const { database } = api.test;
+  const context = new AlertContext(database, { allowList: loopback });
+  const silent = createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() }));
+  const task = deliveryTask({
+    database,
+    clock: systemClock,
+    logger: silent,
+    publicUrl: api.baseUrl,
+    secret: await loadCursorSecret(database),
+    secretBox: () => context.secretBox(),
+    allowList: loopback,
+    schedule: [0, 1, 1],
+    disableAfterMs: 3_600_000,
+  });
+  let accounts = 0;
+  return {
+    baseUrl: api.baseUrl,
+    async keyOn(plan) {
+      accounts += 1;
+      const account = await createAccount(database, { email: `alerts${accounts}@example.com`, planId: plan, at: new Date() });
+      return (await createKey(database, { planId: plan, environment: 'live', accountId: account.id })).key;
+    },
+    async load(records) {
+      const summary = await importBatch({ database, source: SOURCE, clock: systemClock, input: jsonlFeed(records) });
+      if (summary.outcome !== 'applied') throw new Error(`the batch was not applied: ${summary.reason ?? ''}`);
+    },
+    deliver: () => task.run(),
+    close: () => api.close(),
+  };
+}
