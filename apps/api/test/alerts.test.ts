@@ -100,6 +100,33 @@ for (const { engine, skip } of testEngines()) {
       expect(((await (await send(free, 'GET', `/api/v1/alerts/${mine.id}`)).json()) as Alert).name).toBe('mine');
     });
 
+    it('names the path parameter a path cannot decode, and refuses query parameters on the writes', async () => {
+      const mine = (await (await send(free, 'POST', '/api/v1/alerts', { name: 'paths', query: '', webhook_url: 'http://127.0.0.1:9/x' })).json()) as Alert;
+      for (const [method, path, param] of [
+        ['GET', '/api/v1/alerts/%E0%A4%A', 'id'],
+        ['POST', '/api/v1/alerts/%E0%A4%A/test', 'id'],
+        ['POST', `/api/v1/alerts/${mine.id}/deliveries/%E0%A4%A/resend`, 'deliveryId'],
+      ] as const) {
+        const response = await send(free, method, path);
+        expect(response.status, path).toBe(400);
+        expect(await response.json(), path).toEqual({ error: { code: 'invalid_parameter', message: `${param} in the path is not valid percent-encoded text`, param } });
+      }
+      for (const [method, path, body] of [
+        ['POST', '/api/v1/alerts?name=x', { name: 'x', query: '', webhook_url: 'http://127.0.0.1:9/x' }],
+        ['PATCH', `/api/v1/alerts/${mine.id}?paused=true`, { name: 'y' }],
+        ['POST', `/api/v1/alerts/${mine.id}/rotate-secret?now=1`, undefined],
+        ['DELETE', `/api/v1/alerts/${mine.id}?force=1`, undefined],
+      ] as const) {
+        const response = await send(free, method, path, body);
+        expect(response.status, path).toBe(400);
+        expect(((await response.json()) as { error: { code: string } }).error.code, path).toBe('unknown_parameter');
+      }
+      // nothing was written by the refused requests
+      const after = (await (await send(free, 'GET', `/api/v1/alerts/${mine.id}`)).json()) as Alert;
+      expect([after.name, after.paused]).toEqual(['paths', false]);
+      expect((await send(free, 'DELETE', `/api/v1/alerts/${mine.id}`)).status).toBe(200);
+    });
+
     it('holds a plan to its number of alerts with a clear 403', async () => {
       const count = ((await (await send(free, 'GET', '/api/v1/alerts')).json()) as { data: Alert[] }).data.length;
       for (let i = count; i < 2; i += 1) expect((await send(free, 'POST', '/api/v1/alerts', { name: `a${i}`, query: '', webhook_url: 'http://127.0.0.1:9/x' })).status).toBe(201);

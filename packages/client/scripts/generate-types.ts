@@ -103,12 +103,6 @@ function addedFields(schema: z.AnyZodObject, base: z.AnyZodObject): z.AnyZodObje
   return z.object(Object.fromEntries(added));
 }
 
-/**
- * The body of a webhook request: the contract leaves its events unchecked (`z.unknown()`: the
- * API sends them as it serves them), and they are the change feed's objects, so the client's
- * type says `Event`.
- */
-const webhookPayload = webhookPayloadSchema.extend({ events: z.array(eventSchema).max(100) });
 
 const constant = (name: string, doc: string, value: unknown) =>
   `/** ${doc} */\nexport const ${name} = ${JSON.stringify(value, null, 2)} as const;\n`;
@@ -177,7 +171,7 @@ export interface QueuedDelivery ${objectBody(queuedDeliverySchema, '', false)}
  * The JSON body of an alert's webhook request, as \`verifyWebhook()\` returns it: \`type\` \`events\`
  * with up to 100 events of the change feed in commit order, or \`test\` with none.
  */
-export interface WebhookPayload ${objectBody(webhookPayload, '', false)}
+export interface WebhookPayload ${objectBody(webhookPayloadSchema, '', false)}
 
 /** How often an email digest is sent. */
 export type DigestPeriod = (typeof DIGEST_PERIODS)[number];

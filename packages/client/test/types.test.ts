@@ -28,8 +28,8 @@ describe('types generated from the contract', () => {
     expectTypeOf<Required<client.CreateAlert>>().toEqualTypeOf<Required<z.input<typeof contract.createAlertSchema>>>();
     expectTypeOf<Required<client.UpdateAlert>>().toEqualTypeOf<Required<z.input<typeof contract.updateAlertSchema>>>();
     expectTypeOf<Required<client.DeliveryParams>>().toEqualTypeOf<Required<z.input<typeof contract.deliveryQuerySchema>>>();
-    // the webhook body: the contract leaves its events unchecked; they are the change feed's events
-    expectTypeOf<Omit<client.WebhookPayload, 'events'>>().toEqualTypeOf<Omit<z.infer<typeof contract.webhookPayloadSchema>, 'events'>>();
+    // the webhook body: its events are the change feed's events
+    expectTypeOf<client.WebhookPayload>().toEqualTypeOf<z.infer<typeof contract.webhookPayloadSchema>>();
     expectTypeOf<client.WebhookPayload['events']>().toEqualTypeOf<contract.Event[]>();
     expectTypeOf(client.verifyWebhook).returns.toEqualTypeOf<client.WebhookPayload>();
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { timestampSchema } from './domain';
+import { eventSchema } from './events';
 import { integer, text } from './wire';
 
 /** How often an email digest is sent. */
@@ -19,6 +20,9 @@ export const alertQuerySchema = z
   .string({ invalid_type_error: 'must be a query string like type=listing.added&tld=ai&max_price=500' })
   .max(ALERT_LIMITS.queryMaxLength, `must be at most ${ALERT_LIMITS.queryMaxLength} characters`);
 
+const QUERY_DESCRIPTION =
+  'The filter: the query string of GET /api/v1/events (type and every search filter, without after and limit), e.g. type=listing.added&tld=ai&max_price=500; a whole URL of the API is accepted and only its query kept. Checked like the events query: a bad filter is a 400 naming `query`';
+
 const name = z
   .string({ invalid_type_error: 'must be text' })
   .trim()
@@ -32,8 +36,8 @@ const emailDigest = z.enum(DIGEST_PERIODS, { errorMap: () => ({ message: `must b
 /** The body of `POST /api/v1/alerts`. */
 export const createAlertSchema = z
   .object({
-    name,
-    query: alertQuerySchema,
+    name: name.describe('Your name for the alert, 1-100 characters'),
+    query: alertQuerySchema.describe(QUERY_DESCRIPTION),
     webhook_url: webhookUrl.nullable().optional().describe('Where matching events are POSTed, signed per Standard Webhooks; https only'),
     email_digest: emailDigest.nullable().optional().describe('An email of the matches every hour or day, to the account\'s address (needs SMTP on the server)'),
   })
@@ -42,11 +46,17 @@ export const createAlertSchema = z
 /** The body of `PATCH /api/v1/alerts/{id}`: any of the fields, and `paused`. */
 export const updateAlertSchema = z
   .object({
-    name: name.optional(),
-    query: alertQuerySchema.optional(),
-    webhook_url: webhookUrl.nullable().optional(),
-    email_digest: emailDigest.nullable().optional(),
-    paused: z.boolean({ invalid_type_error: 'must be true or false' }).optional(),
+    name: name.optional().describe('Your name for the alert, 1-100 characters'),
+    query: alertQuerySchema.optional().describe(`${QUERY_DESCRIPTION}. A new filter applies to events from now on`),
+    webhook_url: webhookUrl
+      .nullable()
+      .optional()
+      .describe('Where matching events are POSTed; https only. Setting it again turns a disabled webhook back on; a first webhook gets its signing secret in this answer. null: no webhook'),
+    email_digest: emailDigest.nullable().optional().describe('hourly or daily: an email of the matches (needs SMTP on the server); null: no email'),
+    paused: z
+      .boolean({ invalid_type_error: 'must be true or false' })
+      .optional()
+      .describe('true: nothing is delivered until it is false again; the matches of the pause are not sent later'),
   })
   .strict();
 
@@ -137,6 +147,6 @@ export const webhookPayloadSchema = z
   .object({
     type: z.enum(['events', 'test']),
     alert_id: z.string(),
-    events: z.array(z.unknown()).max(100),
+    events: z.array(eventSchema).max(100).describe('The change feed\'s events, as GET /api/v1/events serves them, in commit order; none in a test'),
   })
   .strict();

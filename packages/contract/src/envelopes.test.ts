@@ -108,15 +108,18 @@ describe('envelopes', () => {
 });
 
 describe('error codes', () => {
-  it('is the closed list of the spec plus not_found, method_not_allowed and internal_error', () => {
+  it('is the closed list of the spec plus not_found, method_not_allowed, internal_error and those of the change feed and alerts', () => {
     expect([...ERROR_CODES].sort()).toEqual(
       [
         'api_key_in_query', 'invalid_parameter', 'unknown_parameter', 'invalid_domain',
         'missing_api_key', 'invalid_authorization_header', 'invalid_api_key', 'domain_not_found',
         'rate_limited', 'key_lookup_unavailable', 'plan_lookup_unavailable', 'rate_limit_unavailable',
         'query_failed', 'not_found', 'method_not_allowed', 'internal_error',
+        'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached',
       ].sort(),
     );
+    expect(ERROR_STATUS.cursor_expired).toBe(410);
+    expect([ERROR_STATUS.alert_not_found, ERROR_STATUS.delivery_not_found, ERROR_STATUS.alert_limit_reached]).toEqual([404, 404, 403]);
     expect(ERROR_STATUS.rate_limited).toBe(429);
     expect(ERROR_STATUS.query_failed).toBe(503);
     expect(ERROR_STATUS.invalid_api_key).toBe(401);

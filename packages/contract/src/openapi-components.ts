@@ -53,13 +53,6 @@ export interface ComponentEntry<T extends z.ZodTypeAny = z.ZodTypeAny> {
   descriptions?: Readonly<Record<string, string>>;
 }
 
-/** What the fields of an alert's request bodies mean (the contract's schemas describe only some). */
-const ALERT_FIELDS: Readonly<Record<string, string>> = {
-  name: 'Your name for the alert, 1-100 characters',
-  query:
-    'The filter: the query string of GET /api/v1/events (type and every search filter, without after and limit), e.g. type=listing.added&tld=ai&max_price=500; a whole URL of the API is accepted and only its query kept. Checked like the events query: a bad filter is a 400 naming `query`',
-};
-
 /** Keeps each entry's example typed by its own schema. */
 const entry = <T extends z.ZodTypeAny>(value: ComponentEntry<T>): ComponentEntry<T> => value;
 
@@ -192,7 +185,6 @@ export const OPENAPI_COMPONENTS = {
       'A new alert: its name, its filter, and where its matches go (a webhook_url, an email_digest, or both; at least one).',
     example: CREATE_ALERT_EXAMPLE,
     formats: { webhook_url: 'uri' },
-    descriptions: ALERT_FIELDS,
   }),
   UpdateAlert: entry({
     schema: updateAlertSchema,
@@ -200,13 +192,6 @@ export const OPENAPI_COMPONENTS = {
       'The fields to change; the others keep their values. null removes a channel (one must remain).',
     example: UPDATE_ALERT_EXAMPLE,
     formats: { webhook_url: 'uri' },
-    descriptions: {
-      ...ALERT_FIELDS,
-      webhook_url:
-        'Where matching events are POSTed; https only. Setting it again turns a disabled webhook back on; a first webhook gets its signing secret in this answer. null: no webhook',
-      email_digest: 'hourly or daily: an email of the matches (needs SMTP on the server); null: no email',
-      paused: 'true: nothing is delivered until it is false again; the matches of the pause are not sent later',
-    },
   }),
   Error: entry({
     schema: errorEnvelopeSchema.shape.error,

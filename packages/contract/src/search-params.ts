@@ -224,5 +224,5 @@ export type SearchParams = z.input<typeof searchQuerySchema>;
 /** Search parameters after validation: defaults applied, terms split and cleaned. */
 export type SearchQuery = z.output<typeof searchQuerySchema>;
 
-/** A query that accepts no parameters at all (lookup, stats). */
+/** A query that accepts no parameters at all (lookup, stats, the alerts but their deliveries). */
 export const noParamsSchema = z.object({}).strict();

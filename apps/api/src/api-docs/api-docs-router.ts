@@ -32,7 +32,7 @@ const PAGE = `<!doctype html>
 `;
 
 /** Starts Redoc on the served document (a file of its own: the policy allows no inline script). */
-const INIT = `Redoc.init('/openapi.json', { hideDownloadButton: false, expandResponses: '200', nativeScrollbars: true }, document.getElementById('reference'));\n`;
+const INIT = `Redoc.init('/openapi.json', { hideDownloadButton: false, expandResponses: '200,201,202', nativeScrollbars: true }, document.getElementById('reference'));\n`;
 
 /** What the reference needs from the configuration. */
 export interface ApiDocsOptions {

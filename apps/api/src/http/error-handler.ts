@@ -39,7 +39,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       }
     }
     if (isUndecodablePath(error)) {
-      sendError(res, new ApiError('invalid_domain', 'the domain in the path is not valid percent-encoded text'));
+      sendError(res, undecodablePathError(req.path));
       return;
     }
     logDefect(logger, error, req, res);
@@ -72,6 +72,26 @@ function logDefect(logger: Logger, cause: unknown, req: Request, res: Response):
 /** Express answers a path segment it cannot percent-decode with a 400 error. */
 function isUndecodablePath(error: unknown): boolean {
   return error instanceof URIError || (error instanceof Error && 'status' in error && error.status === 400);
+}
+
+/**
+ * The error for a path Express could not percent-decode, worded for the parameter at fault:
+ * the domain of a lookup, or the alert or delivery id of an alert's path.
+ */
+function undecodablePathError(path: string): ApiError {
+  if (/^\/api\/v1\/domains\//.test(path)) return new ApiError('invalid_domain', 'the domain in the path is not valid percent-encoded text');
+  // /api/v1/alerts/:id/deliveries/:deliveryId/resend: the id is the fifth segment
+  const param = canDecode(path.split('/')[4] ?? '') ? 'deliveryId' : 'id';
+  return new ApiError('invalid_parameter', `${param} in the path is not valid percent-encoded text`, param);
+}
+
+function canDecode(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A JSON body of the wrong shape: 400 naming the first field at fault (`body` for the body as a whole). */

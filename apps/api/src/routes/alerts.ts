@@ -24,9 +24,16 @@ function callerOf(res: Response): Caller {
   return res.locals.caller as Caller;
 }
 
+const RESOLVE_ON_SAVE_MS = 10_000;
+
 /** Checks a webhook URL as it would be sent to (https, an address the rules allow), or refuses it naming `webhook_url`. */
 async function checkedWebhookUrl(context: AlertContext, url: string): Promise<string> {
-  const target = await checkWebhookTarget(url, { allowList: context.allowList, ...(context.resolve !== undefined && { resolve: context.resolve }) });
+  const target = await checkWebhookTarget(url, {
+    allowList: context.allowList,
+    // a resolver that hangs must not hold the request: the answer then says resolving took too long
+    deadline: performance.now() + RESOLVE_ON_SAVE_MS,
+    ...(context.resolve !== undefined && { resolve: context.resolve }),
+  });
   if (!target.ok) throw new ApiError('invalid_parameter', `webhook_url: ${target.message}`, 'webhook_url');
   return target.url.toString();
 }

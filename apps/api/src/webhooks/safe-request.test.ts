@@ -640,6 +640,15 @@ describe('what the target check decides, without connecting', () => {
     });
     expect(result).toMatchObject(expected);
   });
+
+  it('waits for a slow resolver when given no deadline, and gives up at a deadline', async () => {
+    const slow: Resolver = () => new Promise((resolve) => setTimeout(() => resolve([{ address: '93.184.215.14', family: 4 }]), 50));
+    await expect(checkWebhookTarget('https://hooks.example.com/in', { allowList: EMPTY_ALLOW_LIST, resolve: slow })).resolves.toMatchObject({ ok: true });
+    await expect(checkWebhookTarget('https://hooks.example.com/in', { allowList: EMPTY_ALLOW_LIST, resolve: slow, deadline: performance.now() + 5 })).resolves.toMatchObject({
+      ok: false,
+      error: 'timeout',
+    });
+  });
 });
 
 describe('https to a receiver with a certificate', () => {

@@ -136,8 +136,10 @@ const CATEGORY_TEXT: Record<RefusedCategory, string> = {
   reserved: 'a reserved',
 };
 
-/** Resolves `promise` unless `deadline` (ms since performance's origin) passes first. */
-async function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | 'timeout'> {
+/** Resolves `promise` unless `deadline` (ms since performance's origin) passes first; no deadline waits. */
+async function beforeDeadline<T>(promise: Promise<T>, deadline: number | undefined): Promise<T | 'timeout'> {
+  // setTimeout takes an infinite (or over 2^31 ms) delay as 1 ms: without a deadline, do not race at all
+  if (deadline === undefined) return promise;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>(
     (resolve) =>
@@ -181,7 +183,7 @@ export async function checkWebhookTarget(
       (found) => ({ found }),
       (error: unknown) => ({ error }),
     );
-    const answer = await beforeDeadline(resolving, options.deadline ?? Number.POSITIVE_INFINITY);
+    const answer = await beforeDeadline(resolving, options.deadline);
     if (answer === 'timeout')
       return { ok: false, error: 'timeout', message: `resolving ${host} took too long` };
     if ('error' in answer)
