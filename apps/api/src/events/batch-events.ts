@@ -13,14 +13,24 @@ const COPIED_LIST = sql.raw(COPIED.map((name) => `"${name}"`).join(', '));
 const CHANGEABLE = [...LISTING_COLUMNS.map(([name]) => name).filter((name) => name !== 'domain_name' && name !== 'source'), 'updated_at'] as const;
 const TIMESTAMPS = new Set<string>(['auction_end_time', 'updated_at']);
 
-/** A listing's changeable fields as JSON, timestamps in the API's format, so that `previous` reads as the object does. */
-function publicJson(alias: string, updatedAt?: SQL): SQL {
-  const pairs = CHANGEABLE.map((name) => {
-    const column = name === 'updated_at' && updatedAt !== undefined ? updatedAt : sql.raw(`${alias}."${name}"`);
-    const value = TIMESTAMPS.has(name) ? sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : column;
-    return sql`${name}::text, ${value}`;
+/** A changeable field of `alias` as its JSON value, timestamps in the API's format, so that `previous` reads as the object does. */
+function publicValue(alias: string, name: string): SQL {
+  const column = sql.raw(`${alias}."${name}"`);
+  return TIMESTAMPS.has(name) ? sql`to_jsonb(to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))` : sql`to_jsonb(${column})`;
+}
+
+/**
+ * The fields of the listing `l` whose values the staged row `s` changes, as a JSON object of
+ * their previous values. One row per field, each value converted once: comparing two whole JSON
+ * objects key by key built the new one again for every key, 32 times a row (11.6 of 13.4 s of a
+ * 50,000-change switch at 1M listings).
+ */
+function previousValues(at: SQL): SQL {
+  const rows = CHANGEABLE.map((name) => {
+    const changed = name === 'updated_at' ? sql`l."updated_at" is distinct from ${at}` : sql.raw(`l."${name}" is distinct from s."${name}"`);
+    return sql`(${name}::text, ${publicValue('l', name)}, ${changed})`;
   });
-  return sql`jsonb_build_object(${sql.join(pairs, sql`, `)})`;
+  return sql`(select jsonb_object_agg(f.name, f.value) from (values ${sql.join(rows, sql`, `)}) f(name, value, changed) where f.changed)`;
 }
 
 /** What a batch changed, counted from the changes it recorded. */
@@ -45,10 +55,7 @@ export async function recordBatchChanges(tx: Transaction, sourceId: string, stag
     select case when l.id is null then 'listing.added' else 'listing.updated' end as type,
            ${sql.raw(LISTING_COLUMNS.map(([name]) => `s."${name}"`).join(', '))},
            ${at}::timestamptz as updated_at, ${at}::timestamptz as last_checked_at,
-           case when l.id is not null then (
-             select jsonb_object_agg(o.key, o.value) from jsonb_each(${publicJson('l')}) o
-             where o.value is distinct from (${publicJson('s', sql`${at}::timestamptz`)} -> o.key)
-           ) end as previous,
+           case when l.id is not null then ${previousValues(sql`${at}::timestamptz`)} end as previous,
            l.auction_end_time as previous_end
     from ${table} s
     left join listings l on l.source = ${sourceId} and l.domain_name = s.domain_name
