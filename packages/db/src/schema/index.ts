@@ -9,3 +9,5 @@ export * from './service-secrets';
 export * from './audit-events';
 export * from './key-usage';
 export * from './sessions';
+export * from './request-log';
+export * from './key-reveals';
