@@ -50,10 +50,10 @@ program
   .action(
     withConfig(async (config) => {
       checkWorkers(config);
-      const { createLogger } = await modules.logger();
+      const { loggerFor } = await modules.logger();
       // with WORKERS > 1 this process runs the workers, and each worker runs `serve` itself
-      if (config.workers > 1 && cluster.isPrimary) return (await modules.serveWorkers()).serveWorkers(config, createLogger(config.logLevel));
-      return (await modules.serve()).serve(config, createLogger(config.logLevel));
+      if (config.workers > 1 && cluster.isPrimary) return (await modules.serveWorkers()).serveWorkers(config, loggerFor(config));
+      return (await modules.serve()).serve(config, loggerFor(config));
     }),
   );
 
@@ -88,8 +88,8 @@ program
   .description('run every configured source on its schedule until stopped (SIGTERM/SIGINT)')
   .action(
     withConfig(async (config) => {
-      const { createLogger } = await modules.logger();
-      await (await modules.sync()).syncCommand(config, createLogger(config.logLevel));
+      const { loggerFor } = await modules.logger();
+      await (await modules.sync()).syncCommand(config, loggerFor(config));
     }),
   );
 
