@@ -13,14 +13,14 @@ const KEY_PARAMS = new Set<string>(KEY_LIKE_PARAMS);
  * a bearer token of another service. No domain label of a listed name is this long and random.
  */
 const TOKEN_RUN = /[A-Za-z0-9_-]{32,}/;
-/** A shorter run mixing lower case, upper case and digits: a password or a key of another kind. */
-const MIXED_RUN = /[A-Za-z0-9_-]{12,}/g;
+/** A word this long that mixes lower case, upper case and digits is a password or a key of another kind. */
+const MIXED_WORD = 12;
 /** UUIDs (our request ids, and many clients' own) are identifiers, not secrets. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** A path segment as the API's paths have them: `api`, `v1`, `domains`, a domain name (IDNs too). */
 const PLAIN_SEGMENT = /^[\p{L}\p{N}._-]{1,253}$/u;
-/** A value of a known parameter as customers write them: search terms, suffixes, numbers, flags. */
-const PLAIN_VALUE = /^[\p{L}\p{N} ._,:+-]{0,300}$/u;
+/** A value of a known parameter as customers write them: search terms, suffixes, numbers, sort fields. */
+const PLAIN_VALUE = /^[\p{L}\p{N} ._-]{0,300}$/u;
 /** The name of an unknown parameter, shown (without its value) so a 400 unknown_parameter can be read. */
 const PLAIN_NAME = /^[A-Za-z0-9_.-]{1,40}$/;
 
@@ -38,10 +38,12 @@ export function looksSecret(text: string): boolean {
   if (hasKeyLikeValue(text)) return true;
   const rest = text.length < 32 ? text : text.replace(UUID, ' ');
   if (TOKEN_RUN.test(rest)) return true;
-  for (const [run] of rest.matchAll(MIXED_RUN)) {
-    if (/[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run)) return true;
-  }
-  return false;
+  return rest
+    .split(/\s+/)
+    .some(
+      (word) =>
+        word.length >= MIXED_WORD && /[a-z]/.test(word) && /[A-Z]/.test(word) && /[0-9]/.test(word),
+    );
 }
 
 function loggedSegment(segment: string): string {
@@ -71,7 +73,7 @@ function loggedQuery(query: string): string {
  * parameters hold, and nothing that might be a secret. A path segment or a known parameter's
  * value is kept only when it is plain (letters, digits and the punctuation of domain names and
  * search terms) and holds nothing shaped like a key, a token or a password (a long run of token
- * characters, or one mixing upper case, lower case and digits); an unknown parameter keeps its
+ * characters, or a word of 12 or more mixing upper case, lower case and digits); an unknown parameter keeps its
  * name only, when that is plain. Headers and bodies are never logged at all.
  */
 export function loggedPath(originalUrl: string): string {
