@@ -11,8 +11,18 @@ const SCRIPT = '/usr/bin/script';
 const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'di-first-start-'));
 
-/** `serve` on a terminal until it has announced itself; what the terminal showed, without colours. */
-async function serveOnTerminal(env: Record<string, string>): Promise<string> {
+/** Without the terminal's line ends and colour codes. */
+// eslint-disable-next-line no-control-regex -- the terminal's colour codes
+const plain = (output: string) => output.replace(/\r\n/g, '\n').replace(/\u001B\[[0-9;]*m/g, '');
+
+/**
+ * `serve` on a terminal until it has announced itself, then `whileUp` with what the terminal
+ * showed and the port; returns what the terminal showed, without colours.
+ */
+async function serveOnTerminal(
+  env: Record<string, string>,
+  whileUp?: (shown: string, port: number) => Promise<void>,
+): Promise<string> {
   const port = await freePort();
   const command = `exec ${process.execPath} ${cli} serve`;
   const child = spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
@@ -37,12 +47,12 @@ async function serveOnTerminal(env: Record<string, string>): Promise<string> {
         /listening/.test(output.slice(output.indexOf('Logs follow below'))),
       120_000,
     );
+    await whileUp?.(plain(output), port);
   } finally {
     process.kill(-child.pid!, 'SIGTERM');
     await exited;
   }
-  // eslint-disable-next-line no-control-regex -- the terminal's colour codes
-  return output.replace(/\r\n/g, '\n').replace(/\u001B\[[0-9;]*m/g, '');
+  return plain(output);
 }
 
 describe.skipIf(!existsSync(SCRIPT))('the first start on a terminal', () => {
@@ -51,7 +61,21 @@ describe.skipIf(!existsSync(SCRIPT))('the first start on a terminal', () => {
   });
 
   it('prints one readable block (addresses, demo key, a request to try, the link) apart from the logs, which are readable lines', async () => {
-    const shown = await serveOnTerminal({ LOG_LEVEL: 'info' });
+    // the demo data answers common two-word searches, with the demo key
+    const searches: Record<string, number> = {};
+    const shown = await serveOnTerminal({ LOG_LEVEL: 'info' }, async (output, port) => {
+      const demoKey = /^ {4}(dix_live_\w{38})$/m.exec(output)?.[1];
+      for (const search of ['cloud data', 'solar energy', 'my home']) {
+        const response = await fetch(
+          `http://127.0.0.1:${port}/api/v1/domains?${new URLSearchParams({ search }).toString()}`,
+          { headers: { authorization: `Bearer ${demoKey ?? ''}` } },
+        );
+        expect(response.status).toBe(200);
+        searches[search] = ((await response.json()) as { data: unknown[] }).data.length;
+      }
+    });
+    expect(Object.keys(searches)).toEqual(['cloud data', 'solar energy', 'my home']);
+    for (const [search, rows] of Object.entries(searches)) expect(rows, search).toBeGreaterThan(0);
     const start = shown.indexOf('  Domain Index is running (pglite)');
     const end = shown.indexOf('  Logs follow below. Stop with Ctrl-C.');
     expect(start).toBeGreaterThanOrEqual(0);
