@@ -11,6 +11,7 @@ import { generateApiKey } from '../src/auth/api-key';
 import { systemClock } from '../src/clock';
 import { createLogger } from '../src/logger';
 import { ApiMetrics } from '../src/ops/api-metrics';
+import { ensurePartitions } from '../src/request-log/partitions';
 import {
   REQUEST_LOG_DAYS,
   RequestLogRecorder,
@@ -165,25 +166,56 @@ for (const { engine, skip } of testEngines()) {
       expect(await dropped()).toBe(150);
     });
 
-    it(`deletes rows older than ${REQUEST_LOG_DAYS} days in bounded batches, and no others`, async () => {
+    it(`makes a partition for each day before its first row, and drops the days older than ${REQUEST_LOG_DAYS} days whole`, async () => {
       const now = Date.UTC(2026, 10, 25, 12);
       const recorder = new RequestLogRecorder(database, logger, {
         flushEveryMs: 60_000,
         now: () => new Date(now),
       });
-      // 12,000 old rows (more than two batches), 10 of them a second too young to go
-      await database.rows(sql`insert into request_log (at, key_id, request_id, method, path, status, duration_ms)
-        select to_timestamp((${now - REQUEST_LOG_DAYS * DAY}::bigint - 1000 - n * 1000) / 1000.0), 'key_prune', 'req_' || n, 'GET', '/api/v1/stats', 200, 1
-        from generate_series(1, 12000) as n`);
-      await database.rows(sql`insert into request_log (at, key_id, request_id, method, path, status, duration_ms)
-        select to_timestamp((${now - REQUEST_LOG_DAYS * DAY}::bigint + n * 1000) / 1000.0), 'key_prune', 'young_' || n, 'GET', '/api/v1/stats', 200, 1
-        from generate_series(1, 10) as n`);
-      expect(await recorder.prune(new Date(now))).toBe(12_000);
-      const left = await database.rows<{ request_id: string }>(
-        sql`select request_id from request_log where key_id = 'key_prune'`,
-      );
-      expect(left.map((row) => row.request_id).sort()).toEqual(
-        Array.from({ length: 10 }, (_, i) => `young_${i + 1}`).sort(),
+      const partitions = async () =>
+        (
+          await database.rows<{ name: string }>(
+            sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_log'::regclass order by 1`,
+          )
+        )
+          .map((row) => row.name)
+          .filter((name) => name >= 'request_log_p20261110');
+      // rows of 9 and 8 days ago, of the day 7 days ago (partly within the 7 days), and of today
+      for (const daysAgo of [9, 8, 7, 0]) {
+        for (let i = 0; i < 3; i += 1)
+          recorder.record(
+            seen(now - daysAgo * DAY + i, 'key_prune', { requestId: `req_${daysAgo}_${i}` }),
+          );
+      }
+      // the first flush writes them (making their days' partitions), then drops the days past keeping
+      await recorder.flush();
+      expect(await partitions()).toEqual([
+        'request_log_p20261118',
+        'request_log_p20261125',
+        'request_log_p20261126',
+      ]);
+      const left = await rowsOf('key_prune');
+      expect(left.map((row) => row.request_id).sort()).toEqual([
+        'req_0_0',
+        'req_0_1',
+        'req_0_2',
+        'req_7_0',
+        'req_7_1',
+        'req_7_2',
+      ]);
+      // later prunes drop what has come past keeping since
+      await ensurePartitions(database, [Date.UTC(2026, 10, 15)]);
+      expect(await recorder.prune(new Date(now))).toEqual(['request_log_p20261115']);
+      expect(await recorder.prune(new Date(now + DAY))).toEqual(['request_log_p20261118']);
+      // a partition gone from under the recorder is made again
+      await database.rows(sql.raw('drop table request_log_p20261125'));
+      recorder.record(seen(now, 'key_prune', { requestId: 'req_again' }));
+      await recorder.flush();
+      await recorder.flush();
+      await vi.waitFor(
+        async () =>
+          expect((await rowsOf('key_prune')).map((row) => row.request_id)).toContain('req_again'),
+        { timeout: 5_000, interval: 20 },
       );
       await recorder.close();
     });
@@ -266,9 +298,7 @@ describe('the request log and secrets', () => {
     const secret = fc.oneof(
       fc.constant(password),
       fc.constant(sessionToken),
-      fc
-        .constantFrom('live', 'test')
-        .map((environment) => generateApiKey(environment)),
+      fc.constantFrom('live', 'test').map((environment) => generateApiKey(environment)),
       fc
         .uint8Array({ minLength: 32, maxLength: 32 })
         .map((bytes) => Buffer.from(bytes).toString('base64url')),

@@ -53,9 +53,7 @@ describe('the request log path', () => {
     const alphanumeric = fc.stringMatching(/^[A-Za-z0-9]{8,24}$/);
     const secret = fc.oneof(
       // keys
-      fc
-        .constantFrom('live', 'test')
-        .map((environment) => generateApiKey(environment)),
+      fc.constantFrom('live', 'test').map((environment) => generateApiKey(environment)),
       // session and link tokens: 256 random bits, base64url
       fc
         .uint8Array({ minLength: 32, maxLength: 32 })

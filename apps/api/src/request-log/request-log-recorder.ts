@@ -1,7 +1,8 @@
-import { sql, type Database } from '@domain-index/db';
+import { sql, type Database, type SQL } from '@domain-index/db';
 import type { Logger } from '../logger';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { loggedPath, loggedRequestId } from './logged-path';
+import { dayOf, dropPartitionsBefore, ensurePartitions } from './partitions';
 
 /** How long the request log keeps a request. */
 export const REQUEST_LOG_DAYS = 7;
@@ -11,11 +12,9 @@ export const REQUEST_LOG_FLUSH_MS = 1_000;
 export const REQUEST_LOG_BUFFER = 20_000;
 /** Rows per insert: one JSON parameter each, far from any limit on parameters or message size. */
 const ROWS_PER_INSERT = 2_000;
-/** How often an instance deletes rows older than REQUEST_LOG_DAYS... */
+/** How often an instance drops the days older than REQUEST_LOG_DAYS. */
 const PRUNE_EVERY_MS = 10 * 60_000;
-/** ...in statements of at most this many rows, at most PRUNE_ROUNDS of them each time. */
-const PRUNE_BATCH = 5_000;
-const PRUNE_ROUNDS = 20;
+const DAY_MS = 86_400_000;
 
 /** One request as the API saw it, before anything in it is redacted. */
 export interface SeenRequest {
@@ -36,14 +35,23 @@ const INSERT_COLUMNS = sql.raw(
   'at, key_id, request_id, method, path, status, error_code, duration_ms, rows_returned',
 );
 
+/** The insert of some requests, redacted: one statement, the rows as one JSON parameter. */
+export function insertStatement(requests: readonly SeenRequest[]): SQL {
+  const rows = JSON.stringify(requests.map(toRow));
+  return sql`insert into request_log (${INSERT_COLUMNS})
+    select to_timestamp(at / 1000.0), key_id, request_id, method, path, status, error_code, duration_ms, rows_returned
+    from json_to_recordset(${rows}::json) as r(at double precision, key_id text, request_id text, method text, path text, status smallint, error_code text, duration_ms real, rows_returned integer)`;
+}
+
 /**
  * The per-key request log, written like the usage counts: a request costs one push into a
  * bounded buffer, and every REQUEST_LOG_FLUSH_MS the buffer goes to `request_log` in one
  * statement per ROWS_PER_INSERT rows (the rows as one JSON parameter). Paths are redacted at
  * that point (logged-path.ts). When the buffer is full (the database slow or away) a request is
  * dropped and counted in `domain_index_request_log_dropped_total`, so memory stays bounded.
- * Every PRUNE_EVERY_MS an instance also deletes what is older than REQUEST_LOG_DAYS, in bounded
- * statements, so no delete ever holds locks or builds WAL for long.
+ * `request_log` is partitioned by day: the recorder makes a day's partition before its first
+ * row (and tomorrow's ahead), and every PRUNE_EVERY_MS drops the days older than
+ * REQUEST_LOG_DAYS, which costs the same however many rows they hold: no row is deleted one by one.
  */
 export class RequestLogRecorder {
   private pending: SeenRequest[] = [];
@@ -51,6 +59,8 @@ export class RequestLogRecorder {
   private flushing: Promise<void> | undefined;
   private closed = false;
   private lastPrune = 0;
+  /** The days whose partition this instance has made, or seen made. */
+  private readonly partitions = new Set<number>();
 
   constructor(
     private readonly database: Database,
@@ -95,17 +105,24 @@ export class RequestLogRecorder {
   private async write(batch: SeenRequest[]): Promise<void> {
     let written = 0;
     try {
+      // the partitions of the batch's days, and of tomorrow, made before their first row
+      const days = new Set(batch.map((request) => dayOf(request.at)));
+      days.add(dayOf(this.now().getTime() + DAY_MS));
+      const missing = [...days].filter((day) => !this.partitions.has(day));
+      if (missing.length > 0) {
+        await ensurePartitions(this.database, missing);
+        for (const day of missing) this.partitions.add(day);
+      }
       for (; written < batch.length; written += ROWS_PER_INSERT) {
-        const rows = JSON.stringify(batch.slice(written, written + ROWS_PER_INSERT).map(toRow));
-        const insert = () =>
-          this.database.rows(sql`insert into request_log (${INSERT_COLUMNS})
-            select to_timestamp(at / 1000.0), key_id, request_id, method, path, status, error_code, duration_ms, rows_returned
-            from json_to_recordset(${rows}::json) as r(at double precision, key_id text, request_id text, method text, path text, status smallint, error_code text, duration_ms real, rows_returned integer)`);
+        const rows = batch.slice(written, written + ROWS_PER_INSERT);
+        const insert = () => this.database.rows(insertStatement(rows));
         await (this.options.metrics === undefined
           ? insert()
           : this.options.metrics.timeQuery('request_log_flush', 'primary', insert));
       }
     } catch (error) {
+      // A partition may have gone (dropped by hand, or another instance): made again next time.
+      this.partitions.clear();
       // Kept for the next flush as far as the buffer has room; the rest is dropped and counted.
       const unwritten = batch.slice(written);
       const room = Math.max(
@@ -125,8 +142,12 @@ export class RequestLogRecorder {
     await this.pruneNowAndThen();
   }
 
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
   private async pruneNowAndThen(): Promise<void> {
-    const now = this.options.now?.() ?? new Date();
+    const now = this.now();
     if (now.getTime() - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now.getTime();
     try {
@@ -137,28 +158,17 @@ export class RequestLogRecorder {
   }
 
   /**
-   * Deletes rows older than REQUEST_LOG_DAYS at `now`, PRUNE_BATCH at a time (found through the
-   * BRIN index on `at`, deleted by their row address), for at most PRUNE_ROUNDS statements.
-   * Returns how many went. Instances that prune at once delete different rows or the same ones:
-   * either way nothing waits long.
+   * Drops the partitions of the days older than REQUEST_LOG_DAYS at `now` (a day is dropped once
+   * all of it is older). Returns their names.
    */
-  async prune(now: Date): Promise<number> {
-    const cutoff = new Date(now.getTime() - REQUEST_LOG_DAYS * 86_400_000).toISOString();
-    let deleted = 0;
-    for (let round = 0; round < PRUNE_ROUNDS; round += 1) {
-      const prune = () =>
-        this.database.rows<{ n: number }>(sql`with gone as (
-            delete from request_log where ctid = any(array(
-              select ctid from request_log where at < ${cutoff}::timestamptz limit ${PRUNE_BATCH}
-            )) returning 1
-          ) select count(*)::int as n from gone`);
-      const [row] = await (this.options.metrics === undefined
-        ? prune()
-        : this.options.metrics.timeQuery('request_log_prune', 'primary', prune));
-      deleted += row?.n ?? 0;
-      if ((row?.n ?? 0) < PRUNE_BATCH) break;
-    }
-    return deleted;
+  async prune(now: Date): Promise<string[]> {
+    const cutoff = now.getTime() - REQUEST_LOG_DAYS * DAY_MS;
+    const drop = () => dropPartitionsBefore(this.database, cutoff);
+    const dropped = await (this.options.metrics === undefined
+      ? drop()
+      : this.options.metrics.timeQuery('request_log_prune', 'primary', drop));
+    for (const day of this.partitions) if (day + DAY_MS <= cutoff) this.partitions.delete(day);
+    return dropped;
   }
 
   /** Stops the timer and writes what is left. */
