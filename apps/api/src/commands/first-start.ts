@@ -43,7 +43,7 @@ export async function prepareDemo(
     };
   }
   const account = await accountForSignIn(database, DEMO_EMAIL);
-  if (account === undefined) return { first: false, link: undefined };
+  if (account === undefined) return undefined;
   const link =
     account.passwordHash === null && !account.disabled
       ? setPasswordLink(publicUrl, await issueLink(database, account.id, systemClock.now()))
