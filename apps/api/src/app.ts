@@ -35,7 +35,7 @@ import { eventsRoute } from './routes/events';
 import { EventCursorCodec } from './events/event-cursor';
 import { CursorCodec } from './search/cursor';
 import { argon2Passwords } from './accounts/passwords';
-import type { DashboardDeps } from './dashboard/dashboard-deps';
+import type { DashboardOptions } from './dashboard/dashboard-deps';
 import { dashboardRouter } from './dashboard/dashboard-router';
 import { DASHBOARD } from './dashboard/layout';
 import { countUsage } from './usage/count-usage';
@@ -43,6 +43,8 @@ import type { ApiMetrics } from './ops/api-metrics';
 import { measureRequests } from './ops/request-metrics';
 import { PrimaryReads, type ReadNodes } from './replicas/read-nodes';
 import type { UsageRecorder } from './usage/usage-recorder';
+import { recordRequests } from './request-log/record-requests';
+import type { RequestLogRecorder } from './request-log/request-log-recorder';
 import { sendJson } from './wire/send-json';
 
 /** What the app needs from outside; tests pass their own to run several instances side by side. */
@@ -64,6 +66,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   /** Requests and rows per key and hour for the dashboard; nothing is counted without it. */
   usage?: UsageRecorder | undefined;
+  /** The dashboard's per-key request log; nothing is logged without it. */
+  requestLog?: RequestLogRecorder | undefined;
   /** What /readyz answers; without it the instance is ready whenever the database answers. */
   readiness?: Readiness | undefined;
   /** The process's Prometheus metrics; this app observes its requests, statements and decisions there. */
@@ -71,7 +75,7 @@ export interface AppDeps {
   /** Where reads run; without it, on `database`. */
   reads?: ReadNodes | undefined;
   /** The key dashboard at /dashboard; not served without it. */
-  dashboard?: (Pick<DashboardDeps, 'publicUrl' | 'signupOpen' | 'signInLimiter'> & Partial<Pick<DashboardDeps, 'passwords'>>) | undefined;
+  dashboard?: DashboardOptions | undefined;
   /** Whose X-Forwarded-For gives the client address (the limits and the audit log); nobody's without it. */
   trustProxy?: TrustProxy | undefined;
   /** PUBLIC_URL when configured: the OpenAPI document's server; without it, each request's origin. */
@@ -106,6 +110,7 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(revokeKeysInUrl(revokeLeakedKey(deps)));
   app.use(sendJson());
   if (deps.usage !== undefined) app.use(countUsage(deps.usage, deps.clock));
+  if (deps.requestLog !== undefined) app.use(recordRequests(deps.requestLog, deps.clock));
   if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, ...deps.dashboard }));
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));

@@ -54,10 +54,10 @@ program
   .action(
     withConfig(async (config) => {
       checkWorkers(config);
-      const { createLogger } = await modules.logger();
+      const { loggerFor } = await modules.logger();
       // with WORKERS > 1 this process runs the workers, and each worker runs `serve` itself
-      if (config.workers > 1 && cluster.isPrimary) return (await modules.serveWorkers()).serveWorkers(config, createLogger(config.logLevel));
-      return (await modules.serve()).serve(config, createLogger(config.logLevel));
+      if (config.workers > 1 && cluster.isPrimary) return (await modules.serveWorkers()).serveWorkers(config, loggerFor(config));
+      return (await modules.serve()).serve(config, loggerFor(config));
     }),
   );
 
@@ -95,9 +95,9 @@ program
   .action(async (options: { once?: boolean; source?: string }) => {
     if (options.source !== undefined && options.once !== true) throw new CliError('--source goes with --once (the worker syncs every source on its schedule)');
     const config = loadConfig();
-    const { createLogger } = await modules.logger();
+    const { loggerFor } = await modules.logger();
     const sync = await modules.sync();
-    const logger = createLogger(config.logLevel);
+    const logger = loggerFor(config);
     await (options.once === true ? sync.syncOnceCommand(config, logger, options.source) : sync.syncCommand(config, logger));
   });
 

@@ -2,10 +2,12 @@ import { isIP } from 'node:net';
 // the URL rules alone: config must not load the database drivers (the CLI's --help stays fast)
 import { pgbouncerParameterProblem } from '@domain-index/db/database-url';
 import { z } from 'zod';
+import { parseMailFrom, parseSmtpUrl, type SmtpSettings } from './mail/mail-settings';
 import { EMPTY_ALLOW_LIST, parseAllowedHosts, type AllowList } from './webhooks/address-rules';
 import { DEFAULT_RETRY_SCHEDULE, DISABLE_AFTER_MS, parseRetrySchedule } from './webhooks/retry-schedule';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS = ['json', 'pretty'] as const;
 
 const postgresUrl = z
   .string()
@@ -48,6 +50,26 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9.:\-[\]]+$/, 'must be a host name or an IP address')
     .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { errorMap: () => ({ message: `must be one of ${LOG_LEVELS.join(', ')}` }) }).default('info'),
+  LOG_FORMAT: z.enum(LOG_FORMATS, { errorMap: () => ({ message: `must be one of ${LOG_FORMATS.join(', ')}` }) }).optional(),
+  // The reasons never repeat the value: SMTP_URL holds a password.
+  SMTP_URL: z
+    .string()
+    .transform((value, context) => {
+      const parsed = parseSmtpUrl(value);
+      if (parsed.ok) return parsed.smtp;
+      context.addIssue({ code: 'custom', message: parsed.reason });
+      return z.NEVER;
+    })
+    .optional(),
+  SMTP_FROM: z
+    .string()
+    .transform((value, context) => {
+      const parsed = parseMailFrom(value);
+      if (parsed.ok) return parsed.from;
+      context.addIssue({ code: 'custom', message: parsed.reason });
+      return z.NEVER;
+    })
+    .optional(),
   COUNT_BUDGET_MS: wholeNumber(1, 60_000).default('100'),
   QUERY_TIMEOUT_MS: wholeNumber(100, 600_000).default('10000'),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default('10000'),
@@ -152,6 +174,13 @@ export interface Config {
   /** 127.0.0.1 on the embedded default (a laptop), 0.0.0.0 with PostgreSQL (behind a balancer). */
   host: string;
   logLevel: (typeof LOG_LEVELS)[number];
+  /**
+   * LOG_FORMAT: `json` (one JSON object a line) or `pretty` (pino-pretty, for people). Unset:
+   * pretty when stderr is a terminal, JSON otherwise (a file, a pipe, a log collector).
+   */
+  logFormat: (typeof LOG_FORMATS)[number] | undefined;
+  /** Where mail goes (SMTP_URL) and whom it is from (SMTP_FROM); undefined without SMTP_URL: no mail is sent. */
+  mail: { smtp: SmtpSettings; from: string } | undefined;
   /** Time budget of an exact count before `total` falls back to the planner's estimate. */
   countBudgetMs: number;
   /** Longest a search query may run before it is cancelled (503 query_failed). */
@@ -245,6 +274,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = result.data;
   const host = e.HOST ?? (e.DATABASE_URL === undefined ? '127.0.0.1' : '0.0.0.0');
+  if (e.SMTP_URL !== undefined && e.SMTP_FROM === undefined) {
+    throw new ConfigError('invalid environment variable SMTP_FROM: must be set when SMTP_URL is (the address mail is sent from)');
+  }
   if (e.DATABASE_REPLICA_URLS !== undefined && e.DATABASE_URL === undefined) {
     throw new ConfigError('invalid environment variable DATABASE_REPLICA_URLS: replicas need DATABASE_URL, their primary (the embedded database has none)');
   }
@@ -263,6 +295,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    mail: e.SMTP_URL === undefined || e.SMTP_FROM === undefined ? undefined : { smtp: e.SMTP_URL, from: e.SMTP_FROM },
     countBudgetMs: e.COUNT_BUDGET_MS,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

@@ -1,15 +1,34 @@
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
+/** How log lines are written: one JSON object each, or pino-pretty's lines for people. */
+export type LogFormat = 'json' | 'pretty';
+
 /**
- * Structured JSON logs. Authorization headers and anything key-like are censored wherever
- * they appear, so a key never reaches a log line even when a caller puts it in the wrong place.
+ * LOG_FORMAT when set; otherwise pretty when the logs (stderr) go to a terminal, where a person
+ * reads them, and JSON everywhere else: a file, a pipe, a container's log collector.
  */
-export function createLogger(
-  level: string,
-  destination: pino.DestinationStream = pino.destination({ dest: 2, sync: false }),
-): Logger {
+export function logFormat(configured: LogFormat | undefined, stderrIsTerminal = process.stderr.isTTY): LogFormat {
+  return configured ?? (stderrIsTerminal ? 'pretty' : 'json');
+}
+
+/**
+ * Where the logs go: stderr, as JSON lines or through pino-pretty (colours, local times, one
+ * line a message with its fields under it). Redaction happens before either.
+ */
+export function logDestination(format: LogFormat): pino.DestinationStream {
+  if (format === 'json') return pino.destination({ dest: 2, sync: false });
+  return pretty({ destination: 2, colorize: process.stderr.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' });
+}
+
+/**
+ * Structured logs (JSON lines unless `destination` says otherwise). Authorization headers and
+ * anything key-like are censored wherever they appear, so a key never reaches a log line even
+ * when a caller puts it in the wrong place.
+ */
+export function createLogger(level: string, destination: pino.DestinationStream = logDestination('json')): Logger {
   return pino(
     {
       level,
@@ -31,6 +50,11 @@ export function createLogger(
     },
     destination,
   );
+}
+
+/** The logger of a command, as LOG_LEVEL and LOG_FORMAT configure it. */
+export function loggerFor(config: { logLevel: string; logFormat: LogFormat | undefined }): Logger {
+  return createLogger(config.logLevel, logDestination(logFormat(config.logFormat)));
 }
 
 /** Where Drizzle's error message lists a failed statement's parameters: request and feed values. */

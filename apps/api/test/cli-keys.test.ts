@@ -16,7 +16,7 @@ const KEY = /^dix_(live|test)_[0-9A-Za-z]{38}$/;
  */
 async function serveOnce(
   dataDir: string,
-): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number; linkStatus: number | undefined }> {
+): Promise<{ stdout: string; code: number | null; key: string | undefined; status: number; link: string | undefined; linkStatus: number | undefined }> {
   const port = await freePort();
   const server = startServe({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' });
   const failure = (what: string) => new Error(`${what}\n${server.output()}`);
@@ -25,14 +25,14 @@ async function serveOnce(
       if (server.child.exitCode !== null) throw failure(`serve exited with ${server.child.exitCode} before listening`);
       return server.stdout().includes('listening on');
     });
-    const key = /(dix_test_\w+)/.exec(server.stdout())?.[1];
+    const key = /(dix_live_\w+)/.exec(server.stdout())?.[1];
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { Authorization: `Bearer ${key ?? ''}` } });
     const link = /(http:\/\/127\.0\.0\.1:\d+\/dashboard\/set-password\/[\w-]{43})\n/.exec(server.stdout())?.[1];
     const linkStatus = link === undefined ? undefined : (await fetch(link)).status;
     server.child.kill('SIGTERM');
     const code = await Promise.race([server.exited, sleep(10_000, 'still running' as const)]);
     if (code === 'still running') throw failure('serve did not exit within 10 s of SIGTERM');
-    return { stdout: server.stdout(), code, key, status: response.status, linkStatus };
+    return { stdout: server.stdout(), code, key, status: response.status, link, linkStatus };
   } finally {
     server.child.kill('SIGKILL');
   }
@@ -71,10 +71,11 @@ describe('domain-index keys and the demo key', () => {
     expect(run).toMatchObject({ status: 2, stdout: '', stderr: 'domain-index: unknown plan gold; plans: free, pro\n' });
   });
 
-  it('creates a demo key on the first embedded start only, and prints it once with the dashboard and a demo account link', async () => {
+  it('creates a live demo key on the pro plan on the first embedded start only, prints it once with the dashboard and a demo account link, and says on a restart how to get a key', async () => {
     const dataDir = join(dir, 'fresh');
     const first = await serveOnce(dataDir);
     expect(first.key).toMatch(KEY);
+    expect(first.stdout).toContain('Demo API key (live, pro plan; shown once, only its hash is stored):');
     expect(first.status).toBe(200);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard$/m);
@@ -82,7 +83,12 @@ describe('domain-index keys and the demo key', () => {
     const second = await serveOnce(dataDir);
     expect(second.key).toBeUndefined();
     expect(second.stdout).not.toContain('Demo API key');
-    expect(second.linkStatus).toBeUndefined();
+    expect(second.stdout).toContain(
+      'A demo key was created on the first start and shown then (only its hash is stored); create another in the dashboard (Keys, then "Create key"), or stop the server and run `pnpm domain-index keys create --plan pro`.',
+    );
+    // the demo account's password was never set: a new link, and the first one no longer works
+    expect(second.linkStatus).toBe(200);
+    expect(second.link).not.toBe(first.link);
     expect(second.stdout).toMatch(/listening on .*; dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard/);
   });
 });

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase, testEngines } from '@domain-index/db/testing';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, publicUrlWarning } from '../src/config';
+import { logFormat } from '../src/logger';
 import { freePort, startServe, until } from './support/processes';
 
 const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
@@ -82,6 +83,8 @@ describe('configuration', () => {
     ['TRUST_PROXY', 'true'],
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', '10.0.0.1,'],
+    ['LOG_FORMAT', 'xml'],
+    ['SMTP_URL', 'http://mail.example.com'],
   ] as const) {
     it(`refuses to start with a bad ${name} (${value}): one line naming it, non-zero exit`, () => {
       const result = serveWith({ [name]: value });
@@ -128,6 +131,36 @@ describe('configuration', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^domain-index: invalid environment variable DATABASE_REPLICA_URLS: must be a comma-separated list of URLs/);
     expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('reads SMTP_URL and SMTP_FROM for mail, refusing a bad one in one line that never echoes the password', () => {
+    expect(loadConfig({}).mail).toBeUndefined();
+    expect(loadConfig({ SMTP_URL: 'smtps://mailer:s3cr%2Ft@smtp.example.com', SMTP_FROM: 'Domain Index <dashboard@example.com>' }).mail).toEqual({
+      smtp: { host: 'smtp.example.com', port: 465, secure: true, user: 'mailer', password: 's3cr/t' },
+      from: 'Domain Index <dashboard@example.com>',
+    });
+    const bad = [
+      [{ SMTP_URL: 'smtp://mailer:hunter2@smtp.example.com/path', SMTP_FROM: 'a@example.com' }, /^domain-index: invalid environment variable SMTP_URL: must be a URL like smtps:\/\/user:password@smtp\.example\.com or smtp:\/\/smtp\.example\.com:587 \(no path or query\)$/],
+      [{ SMTP_URL: 'smtp://mailer:hunter2@smtp.example.com' }, /^domain-index: invalid environment variable SMTP_FROM: must be set when SMTP_URL is/],
+      [{ SMTP_URL: 'smtp://mailer:hunter2@smtp.example.com', SMTP_FROM: 'not an address' }, /^domain-index: invalid environment variable SMTP_FROM: must be one email address/],
+    ] as const;
+    for (const [env, line] of bad) {
+      const result = serveWith(env);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr.trim()).toMatch(line);
+      expect(result.stderr).not.toContain('hunter2');
+    }
+  });
+
+  it('writes JSON logs unless LOG_FORMAT or a terminal says pretty', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(logFormat(undefined, false)).toBe('json');
+    expect(logFormat(undefined, true)).toBe('pretty');
+    expect(logFormat('json', true)).toBe('json');
+    expect(logFormat('pretty', false)).toBe('pretty');
   });
 
   it('never echoes a DATABASE_URL password in its error line', () => {

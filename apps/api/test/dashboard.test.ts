@@ -1,16 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { accounts, apiKeys, eq, sql, type Database } from '@domain-index/db';
+import { accounts, apiKeys, eq, keyReveals, plans, sql, type Database } from '@domain-index/db';
 import { testEngines } from '@domain-index/db/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, disableAccount, issueLink, setAccountPlan } from '../src/accounts/account-store';
 import { SIGN_IN_LIMITS, SignInLimiter } from '../src/dashboard/sign-in-limiter';
+import { RedisRateLimiter } from '../src/ratelimit/redis-rate-limiter';
 import type { Clock } from '../src/clock';
 import { argon2Passwords, type PasswordHasher } from '../src/accounts/passwords';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../src/accounts/sessions';
 import { listEnvelopeSchema } from '@domain-index/contract';
 import { buildFixtureIndex, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
-import { DashboardClient, shownKey } from './support/dashboard-client';
+import { DashboardClient, formTokenOf, listRows, postNewKey, postRotation, shownKey } from './support/dashboard-client';
 import { testRedisUrl } from './support/redis';
 import { startApi, type RunningApi } from './support/start-api';
 
@@ -36,10 +37,9 @@ const nextAddress = () => {
   return `198.18.${Math.floor(addresses / 250)}.${(addresses % 250) + 1}`;
 };
 
-/** The rows of an account's audit log page: event, key, IP. */
+/** The rows of an account's audit log page: event, key (name and prefix), IP. */
 async function auditEntries(browser: DashboardClient): Promise<{ event: string; key: string; ip: string }[]> {
-  const page = await text(await browser.get('/dashboard/audit'));
-  return [...page.matchAll(/<tr><td>[^<]*<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>[^<]*<\/td><\/tr>/g)].map((m) => ({ event: m[1]!, key: m[2]!, ip: m[3]! }));
+  return listRows(await text(await browser.get('/dashboard/audit'))).map((row) => ({ event: row.Event!, key: row.Key!, ip: row.IP! }));
 }
 
 for (const { engine, skip } of testEngines()) {
@@ -75,14 +75,18 @@ for (const { engine, skip } of testEngines()) {
     // Both sit behind a proxy on loopback (TRUST_PROXY), as behind a balancer: each simulated
     // person sends its own X-Forwarded-For. `a` names the proxy, `b` counts one hop.
     // The fixture index gives searches rows to return, so usage counts real rows.
+    // With two instances, the API's rate limit is counted in Redis, as serve does with REDIS_URL.
+    const rateLimiter = redisUrl === undefined ? undefined : new RedisRateLimiter(redisUrl, `di:test:rl:${randomBytes(4).toString('hex')}`);
+    const shared = rateLimiter === undefined ? {} : { rateLimiter };
     beforeAll(async () => {
       const sources = FIXTURE_SOURCES;
-      a = await startApi(engine, { clock, sources, dashboard: { signInLimiter: limiter(), passwords, signupOpen: true }, overrides: { trustProxy: ['loopback'] } });
-      b = engine === 'postgres' ? await startApi(engine, { clock, sources, test: a.test, dashboard: { signInLimiter: limiter(), passwords, signupOpen: true }, overrides: { trustProxy: 1 } }) : a;
+      a = await startApi(engine, { clock, sources, dashboard: { signInLimiter: limiter(), passwords, signupOpen: true }, overrides: { trustProxy: ['loopback'], ...shared } });
+      b = engine === 'postgres' ? await startApi(engine, { clock, sources, test: a.test, dashboard: { signInLimiter: limiter(), passwords, signupOpen: true }, overrides: { trustProxy: 1, ...shared } }) : a;
       database = a.test.database;
       await buildFixtureIndex(database);
       // connected before the first sign-in, as serve does before it listens
       for (const made of limiters) expect(await made.connected(10_000)).toBe(true);
+      if (rateLimiter !== undefined) expect(await rateLimiter.connected(10_000)).toBe(true);
     });
     /** A browser of a person with an address of its own. */
     const visitor = (api: RunningApi) => new DashboardClient(api.baseUrl, nextAddress());
@@ -90,6 +94,7 @@ for (const { engine, skip } of testEngines()) {
       if (b !== a) await b.close();
       await a.close();
       await Promise.all(limiters.map((made) => made.close()));
+      await rateLimiter?.close();
     });
 
     /** A new account through the operator's path, and a browser that has set its password. */
@@ -108,7 +113,10 @@ for (const { engine, skip } of testEngines()) {
     }
 
     async function createdKey(browser: DashboardClient, name: string, expires = 'never'): Promise<string> {
-      const response = await browser.post('/dashboard/keys', { name, expires });
+      const { posted, page: response } = await postNewKey(browser, { name, expires });
+      // post, redirect, get: a reload of the page it lands on posts nothing
+      expect(posted.status).toBe(303);
+      expect(posted.headers.get('location')).toMatch(/^\/dashboard\/keys\/new\/new_[\w-]+$/);
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('no-store');
       const page = await text(response);
@@ -374,7 +382,8 @@ for (const { engine, skip } of testEngines()) {
       });
       expect(rebinding.status).toBe(403);
       // and PUBLIC_URL's origin alone is let through
-      expect((await browser.post('/dashboard/keys', { name: 'own origin', expires: 'never' }, { 'sec-fetch-site': undefined })).status).toBe(200);
+      const token = formTokenOf(await text(await browser.get('/dashboard/keys')));
+      expect((await browser.post('/dashboard/keys', { form_token: token, name: 'own origin', expires: 'never' }, { 'sec-fetch-site': undefined })).status).toBe(303);
     });
 
     it('makes the session cookie Secure and __Host- when PUBLIC_URL is https, and reads only that one there', async () => {
@@ -436,7 +445,7 @@ for (const { engine, skip } of testEngines()) {
       expect(await expiry(month)).toEqual(new Date(made + 30 * day));
       expect(await expiry(quarter)).toEqual(new Date(made + 90 * day));
       const list = await text(await browser.get('/dashboard/keys'));
-      const until = (days: number) => `active (until ${new Date(made + days * day).toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
+      const until = (days: number) => `Expires on ${new Date(made + days * day).toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
       expect(list).toContain(until(30));
       expect(list).toContain(until(90));
       clock.advance(30 * day - 1_000);
@@ -458,10 +467,17 @@ for (const { engine, skip } of testEngines()) {
       expect(await apiStatus(b, key)).toBe(200);
       // the key, and the secret part after the prefix the list shows
       const secrets = (shown: string) => [shown, shown.slice(14)];
-      const everyPage = (keyId: string) => ['/dashboard/keys', `/dashboard/keys/${keyId}/usage`, `/dashboard/keys/${keyId}/revoke`, `/dashboard/keys/${keyId}/rotate`, '/dashboard/audit'];
-      const expectNowhere = async (shown: string[], keyIds: string[]) => {
+      const everyPage = (keyId: string, active: boolean) => [
+        '/dashboard/keys',
+        `/dashboard/keys/${keyId}/usage`,
+        `/dashboard/keys/${keyId}/requests`,
+        `/dashboard/keys/${keyId}/revoke`,
+        ...(active ? [`/dashboard/keys/${keyId}/rotate`] : []),
+        '/dashboard/audit',
+      ];
+      const expectNowhere = async (shown: string[], keyIds: { id: string; active: boolean }[], also: string[] = []) => {
         for (const api of [a, b]) {
-          for (const path of keyIds.flatMap(everyPage)) {
+          for (const path of [...keyIds.flatMap(({ id, active }) => everyPage(id, active)), ...also]) {
             const response = await browser.on(api.baseUrl).get(path);
             expect(response.status, path).toBe(200);
             const page = await text(response);
@@ -471,14 +487,24 @@ for (const { engine, skip } of testEngines()) {
       };
       const list = await text(await browser.on(b.baseUrl).get('/dashboard/keys'));
       expect(list).toContain('nightly export');
-      expect(list).toContain(`<code>${key.slice(0, 14)}…</code>`);
-      await expectNowhere([key], [id]);
+      expect(list).toContain(`<code class="detail">${key.slice(0, 14)}…</code>`);
+      expect(await apiStatus(a, key)).toBe(200);
+      // the page that showed it, reloaded, shows it no more (nor makes another key)
+      const [created] = await database.db.select({ id: keyReveals.id }).from(keyReveals).where(eq(keyReveals.keyId, id));
+      await expectNowhere([key], [{ id, active: true }], [`/dashboard/keys/new/${created!.id}`]);
 
       // rotated: the successor is shown once, and then nowhere either
-      const rotated = await browser.post(`/dashboard/keys/${id}/rotate`, { overlap: '24h' });
-      const successor = shownKey(await text(rotated))!;
+      const rotated = await postRotation(browser, id, '24h');
+      const successor = shownKey(await text(rotated.page))!;
       const successorId = await keyIdOf(successor);
-      await expectNowhere([key, successor], [id, successorId]);
+      await expectNowhere(
+        [key, successor],
+        [
+          { id, active: false },
+          { id: successorId, active: true },
+        ],
+        [rotated.posted.headers.get('location')!],
+      );
 
       // in the database: the hash of each, and neither key in any text column of any table
       for (const [shown, keyId] of [
@@ -497,6 +523,60 @@ for (const { engine, skip } of testEngines()) {
         const found = await database.rows<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(table)} where ${anySecret(column)}`);
         expect(found[0]!.n, `${table}.${column}`).toBe(0);
       }
+    });
+
+    it('makes one key for one form, however often and on whichever instances it is posted, at once or after', async () => {
+      const { browser, accountId } = await signedUpBrowser();
+      const keysOf = async () => (await database.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.accountId, accountId))).map((row) => row.id);
+      const token = formTokenOf(await text(await browser.get('/dashboard/keys')));
+      const form = { form_token: token, name: 'posted five times', expires: 'never' };
+      // five posts of one form at once, on both instances: one key, and every answer leads to its page
+      const posts = await Promise.all([a, b, a, b, a].map((api) => browser.on(api.baseUrl).post('/dashboard/keys', form)));
+      expect(posts.map((response) => response.status)).toEqual([303, 303, 303, 303, 303]);
+      expect(new Set(posts.map((response) => response.headers.get('location'))).size).toBe(1);
+      expect(await keysOf()).toHaveLength(1);
+      // that page shows the key once; a later post of the same form leads there again and makes none
+      const shown = shownKey(await text(await browser.follow(posts[0]!)));
+      expect(shown).toMatch(/^dix_live_/);
+      const again = await browser.on(b.baseUrl).post('/dashboard/keys', form);
+      expect(again.headers.get('location')).toBe(posts[0]!.headers.get('location'));
+      expect(shownKey(await text(await browser.follow(again)))).toBeUndefined();
+      expect(await keysOf()).toHaveLength(1);
+      // the same for a rotation: one successor
+      const [id] = await keysOf();
+      const rotateToken = formTokenOf(await text(await browser.get(`/dashboard/keys/${id!}/rotate`)));
+      const rotations = await Promise.all([a, b, b, a].map((api) => browser.on(api.baseUrl).post(`/dashboard/keys/${id!}/rotate`, { form_token: rotateToken, overlap: '1h' })));
+      expect(rotations.map((response) => response.status)).toEqual([303, 303, 303, 303]);
+      expect(new Set(rotations.map((response) => response.headers.get('location'))).size).toBe(1);
+      expect(await keysOf()).toHaveLength(2);
+      // a post without a token (a page from before, or made by hand) makes nothing
+      const tokenless = await browser.post('/dashboard/keys', { name: 'no token', expires: 'never' });
+      expect(tokenless.status).toBe(400);
+      expect(await text(tokenless)).toContain('This form has expired');
+      expect(await keysOf()).toHaveLength(2);
+    });
+
+    it('shows a new key only to the session that made it, and for 10 minutes', async () => {
+      const { browser, email } = await signedUpBrowser();
+      const token = formTokenOf(await text(await browser.get('/dashboard/keys')));
+      const posted = await browser.post('/dashboard/keys', { form_token: token, name: 'elsewhere', expires: 'never' });
+      const page = posted.headers.get('location')!;
+      // the same account in another browser: not shown there, and still shown to its own session
+      const other = visitor(a);
+      expect((await other.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
+      const elsewhere = await text(await other.get(page));
+      expect(elsewhere).toContain('It was made in another browser session, and is shown only there.');
+      expect(shownKey(elsewhere)).toBeUndefined();
+      expect(shownKey(await text(await browser.get(page)))).toMatch(/^dix_live_/);
+      // another account cannot open it at all
+      const stranger = await signedUpBrowser();
+      expect((await stranger.browser.get(page)).status).toBe(404);
+      // a key never opened is not shown after 10 minutes
+      const late = await browser.post('/dashboard/keys', { form_token: formTokenOf(await text(await browser.get('/dashboard/keys'))), name: 'late', expires: 'never' });
+      clock.advance(10 * 60_000);
+      const expired = await text(await browser.get(late.headers.get('location')!));
+      expect(expired).toContain('It was not opened within 10 minutes of being made, so it can no longer be shown.');
+      expect(shownKey(expired)).toBeUndefined();
     });
 
     it('revokes after a confirmation, refused from the next request on both instances', async () => {
@@ -519,10 +599,11 @@ for (const { engine, skip } of testEngines()) {
       const idOf = async (key: string) =>
         (await database.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, createHash('sha256').update(key).digest('hex'))))[0]!.id;
       const rotatingId = await idOf(rotating);
-      const rotated = await browser.post(`/dashboard/keys/${rotatingId}/rotate`, { overlap: '1h' });
-      expect(rotated.status).toBe(200);
-      expect(rotated.headers.get('cache-control')).toBe('no-store');
-      const successor = shownKey(await text(rotated))!;
+      const rotated = await postRotation(browser, rotatingId, '1h');
+      expect(rotated.posted.status).toBe(303);
+      expect(rotated.page.status).toBe(200);
+      expect(rotated.page.headers.get('cache-control')).toBe('no-store');
+      const successor = shownKey(await text(rotated.page))!;
       expect(await apiStatus(b, rotating)).toBe(200);
       expect(await apiStatus(b, successor)).toBe(200);
       clock.advance(61 * 60_000);
@@ -545,7 +626,7 @@ for (const { engine, skip } of testEngines()) {
       const { browser } = await signedUpBrowser();
       const old = await createdKey(browser, 'no overlap');
       const id = (await database.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, createHash('sha256').update(old).digest('hex'))))[0]!.id;
-      const successor = shownKey(await text(await browser.post(`/dashboard/keys/${id}/rotate`, { overlap: 'none' })))!;
+      const successor = shownKey(await text((await postRotation(browser, id, 'none')).page))!;
       expect(await apiStatus(b, old)).toBe(401);
       expect(await apiStatus(b, successor)).toBe(200);
     });
@@ -558,7 +639,7 @@ for (const { engine, skip } of testEngines()) {
       await database.rows(sql.raw(`create function refuse_rotation() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`));
       await database.rows(sql.raw(`create trigger refuse_rotation before insert on audit_events for each row when (new.kind = 'key_rotated' and new.account_id = '${accountId}') execute function refuse_rotation()`));
       try {
-        const failed = await browser.post(`/dashboard/keys/${id}/rotate`, { overlap: 'none' });
+        const { posted: failed } = await postRotation(browser, id, 'none');
         expect(failed.status).toBe(500);
         expect(shownKey(await text(failed))).toBeUndefined();
       } finally {
@@ -583,8 +664,10 @@ for (const { engine, skip } of testEngines()) {
       expect((await browser.post('/dashboard/sign-in', { email: 'x', password: PASSWORD })).status).toBe(401);
     });
 
-    it('counts requests and rows returned per key and hour, equal to what was made and returned across both instances', async () => {
-      const { browser } = await signedUpBrowser();
+    it('counts requests and rows returned per key and hour by outcome, equal to what was made and returned across both instances', async () => {
+      // a plan of 6 requests an hour, so that some are refused with 429
+      await database.db.insert(plans).values({ id: 'six', requestsPerWindow: 6, windowSeconds: 3600, description: 'tests' }).onConflictDoNothing();
+      const { browser } = await signedUpBrowser('six');
       const key = await createdKey(browser, 'usage');
       const id = await keyIdOf(key);
       const auth = { headers: { authorization: `Bearer ${key}` } };
@@ -594,22 +677,33 @@ for (const { engine, skip } of testEngines()) {
         expect(response.status).toBe(200);
         rows += listEnvelopeSchema.parse(await response.json()).data.length;
       };
-      for (let i = 0; i < 3; i += 1) await searchOn(a, 'status=all&limit=7');
-      await searchOn(b, 'status=all&limit=5');
+      for (let i = 0; i < 2; i += 1) await searchOn(a, 'status=all&limit=7');
       await searchOn(b, 'status=all&limit=200');
       expect((await b.get('/api/v1/domains/multi.com', auth)).status).toBe(200);
       rows += 1;
-      for (let i = 0; i < 2; i += 1) expect((await a.get('/api/v1/stats', auth)).status).toBe(200);
       expect((await b.get('/api/v1/domains/absent-name.com', auth)).status).toBe(404);
-      const requests = 9;
-      expect(rows).toBeGreaterThan(requests);
+      expect((await a.get('/api/v1/domains?limit=none', auth)).status).toBe(400);
+      // the limit of 6 is used up: these two are refused
+      expect((await a.get('/api/v1/stats', auth)).status).toBe(429);
+      expect((await b.get('/api/v1/stats', auth)).status).toBe(429);
+      expect(rows).toBeGreaterThan(6);
       await Promise.all([a.usage!.flush(), b.usage!.flush()]);
-      const usage = await text(await browser.get(`/dashboard/keys/${id}/usage`));
-      const hour = `${clock.now().toISOString().slice(0, 13).replace('T', ' ')}:00`;
-      expect(usage).toContain(`<tr><td>${hour}</td><td>${requests}</td><td>${rows}</td></tr>`);
-      expect(usage).toMatch(new RegExp(`<svg class="chart"[^>]*aria-label="Requests per hour over the last 24 hours: ${requests} in all`));
-      expect(usage).toContain(`: ${requests} requests, ${rows} rows</title>`);
-      expect(await text(await browser.get('/dashboard/keys'))).toContain(`<td>${requests} / 1000</td>`);
+      const usage = (await text(await browser.get(`/dashboard/keys/${id}/usage`))).replace(/>\s+</g, '><');
+      const hour = `${clock.now().toISOString().slice(5, 13).replace('T', ' ')}:00`;
+      // the hour's row: 2xx, 4xx, 429, 5xx, rows
+      expect(usage).toContain(`<tr><td class="time">${hour}</td><td class="num">4</td><td class="num">2</td><td class="num">2</td><td class="num">0</td><td class="num">${rows}</td></tr>`);
+      expect(usage).toMatch(/<svg class="chart" role="img" aria-label="Requests per hour over the last 24 hours: 8 in all \(4 2xx, 2 4xx, 2 429, 0 5xx\); at most 8 in one bar; limit 6 per hour">/);
+      expect(usage).toContain(`: 8 requests (4 2xx, 2 4xx, 2 429), ${rows} rows</title>`);
+      // "this hour" is what the limit counts: the 6 it let through, not the 2 it refused
+      expect(usage.replace(/\s+/g, ' ')).toContain('This hour (UTC): <strong>6 of 6</strong> requests used.');
+      expect(usage.replace(/\s+/g, ' ')).toContain('Refused with 429 this hour: <strong>2</strong>.');
+      const [row] = listRows(await text(await browser.get('/dashboard/keys')));
+      expect(row!['This hour']).toBe('6 / 6 +2 refused (429)');
+      // the same by day and by 6 hours
+      for (const range of ['7d', '30d']) {
+        const page = (await text(await browser.get(`/dashboard/keys/${id}/usage?range=${range}`))).replace(/\s+/g, ' ');
+        expect(page).toMatch(/aria-label="Requests per (6 hours|day) over the last (7|30) days: 8 in all \(4 2xx, 2 4xx, 2 429, 0 5xx\)/);
+      }
     });
 
     it('records every action in the audit log with the address that caused it, a leaked key included, and "—" for an expiry', async () => {
@@ -619,37 +713,54 @@ for (const { engine, skip } of testEngines()) {
       // written after the answer, so it may arrive a moment later
       await vi.waitFor(async () => expect((await auditEntries(browser)).map((entry) => entry.event)).toContain('Failed sign-in'), { timeout: 5_000, interval: 20 });
       expect((await browser.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
-      const revoked = await keyIdOf(await createdKey(browser, 'revoked'));
+      const revokedKey = await createdKey(browser, 'revoked');
+      const revoked = await keyIdOf(revokedKey);
       expect((await browser.post(`/dashboard/keys/${revoked}/revoke`, {})).status).toBe(303);
-      const rotated = await keyIdOf(await createdKey(browser, 'rotated'));
-      expect((await browser.post(`/dashboard/keys/${rotated}/rotate`, { overlap: '1h' })).status).toBe(200);
+      const rotatedKey = await createdKey(browser, 'rotated');
+      const rotated = await keyIdOf(rotatedKey);
+      const successor = shownKey(await text((await postRotation(browser, rotated, '1h')).page))!;
       const leaky = await createdKey(browser, 'leaky');
       const leaker = nextAddress();
       expect((await a.raw(`/api/v1/domains?api_key=${leaky}`, { headers: { 'x-forwarded-for': leaker } })).status).toBe(400);
       expect(await apiStatus(b, leaky)).toBe(401);
-      const short = await keyIdOf(await createdKey(browser, 'a week', '7'));
+      const short = await createdKey(browser, 'a week', '7');
+      expect((await browser.post('/dashboard/sign-out', {})).status).toBe(303);
       clock.advance(7 * 86_400_000 + 60_000);
       expect((await browser.post('/dashboard/sign-in', { email, password: PASSWORD })).status).toBe(303);
-      expect((await browser.get('/dashboard/keys')).status).toBe(200);
+      const keys = listRows(await text(await browser.get('/dashboard/keys')));
+      const named = (shown: string) => `${shown.slice(0, 14)}…`;
+      // each key's state says why
+      const stateOf = (name: string) => keys.find((row) => row.Key!.startsWith(`${name} `))!.Status;
+      expect(stateOf('revoked')).toMatch(new RegExp(`^revoked Revoked by ${email} from ${you} on \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\.$`));
+      expect(stateOf('leaky')).toMatch(new RegExp(`^revoked Revoked as leaked: it was sent in the URL \\(query parameter api_key\\) from ${leaker} on .* UTC\\.$`));
+      expect(keys.filter((row) => row.Key!.startsWith('rotated ')).map((row) => row.Status)).toEqual([
+        expect.stringMatching(/^active Never expires\.$/),
+        expect.stringMatching(new RegExp(`^rotated Rotated: replaced by ${named(successor)}; stopped working on .* UTC\\.$`)),
+      ]);
+      expect(stateOf('a week')).toMatch(/^expired Expired on .* UTC\.$/);
 
       const entries = await auditEntries(browser);
       const ipsOf = (event: string) => entries.filter((entry) => entry.event === event).map((entry) => entry.ip);
       expect(ipsOf('Password set')).toEqual([you]);
       expect(ipsOf('Failed sign-in')).toEqual([you]);
       expect(ipsOf('Signed in')).toEqual([you, you]);
+      expect(ipsOf('Signed out')).toEqual([you]);
       expect(ipsOf('Key created')).toEqual([you, you, you, you]);
       expect(ipsOf('Key revoked')).toEqual([you]);
       expect(ipsOf('Key rotated')).toEqual([you]);
+      // keys are named as the keys page names them: name and prefix, never an internal id
       expect(entries.filter((entry) => entry.event === 'Key revoked as leaked (sent in a URL)')).toEqual([
-        { event: 'Key revoked as leaked (sent in a URL)', key: await keyIdOf(leaky), ip: leaker },
+        { event: 'Key revoked as leaked (sent in a URL)', key: `leaky ${named(leaky)}`, ip: leaker },
       ]);
+      expect(entries.filter((entry) => entry.event === 'Key revoked')).toEqual([{ event: 'Key revoked', key: `revoked ${named(revokedKey)}`, ip: you }]);
       // the week-long key and the rotated one expired: no request did that
       expect(entries.filter((entry) => entry.event === 'Key expired')).toEqual(
         expect.arrayContaining([
-          { event: 'Key expired', key: short, ip: '—' },
-          { event: 'Key expired', key: rotated, ip: '—' },
+          { event: 'Key expired', key: `a week ${named(short)}`, ip: '—' },
+          { event: 'Key expired', key: `rotated ${named(rotatedKey)}`, ip: '—' },
         ]),
       );
+      expect(entries.map((entry) => entry.key).join(' ')).not.toMatch(/key_\w{16}/);
       expect(entries.map((entry) => entry.ip)).not.toContain('(operator)');
     });
 
@@ -676,7 +787,7 @@ for (const { engine, skip } of testEngines()) {
       const badPath = await browser.get('/dashboard/keys/%E0%A4%A/usage');
       expect(badPath.status).toBe(400);
       expect(await text(badPath)).toContain('The request could not be read');
-      expect(await text(await browser.get('/dashboard/keys'))).toContain('No keys yet.');
+      expect(await text(await browser.get('/dashboard/keys'))).toContain('No keys yet');
       expect([...a.logLines, ...b.logLines].filter((line) => line.includes('dashboard page failed'))).toHaveLength(failuresBefore);
     });
 

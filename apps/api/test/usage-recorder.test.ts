@@ -46,8 +46,8 @@ for (const { engine, skip } of testEngines()) {
       try {
         // the table is away for the first flush, and back before the next one
         await database.rows(sql`alter table key_usage rename to key_usage_away`);
-        recorder.record(keyId, 3, HOUR);
-        recorder.record(keyId, 4, HOUR);
+        recorder.record(keyId, 3, HOUR, 200);
+        recorder.record(keyId, 4, HOUR, 200);
         await vi.waitFor(() => expect(logLines.join('')).toContain('could not record key usage'), {
           timeout: 5_000,
           interval: 10,
@@ -78,13 +78,13 @@ for (const { engine, skip } of testEngines()) {
       );
       try {
         const recorder = new UsageRecorder(database, logger, 60_000);
-        recorder.record(keyId, 5, HOUR);
+        recorder.record(keyId, 5, HOUR, 200);
         let firstDone = false;
         const first = recorder.flush().then(() => (firstDone = true));
         await recorder.flush();
         expect(firstDone).toBe(true);
 
-        recorder.record(keyId, 6, HOUR);
+        recorder.record(keyId, 6, HOUR, 200);
         firstDone = false;
         const timerFlush = recorder.flush().then(() => (firstDone = true));
         await recorder.close();

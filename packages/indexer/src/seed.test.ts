@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFeedRecord } from './feed-row';
 import { seedRecords } from './seed';
+import { DEFAULT_SOURCES } from './sources';
 import type { SeedOptions } from './seed';
 
 const now = new Date('2026-11-21T07:04:00.000Z');
@@ -179,6 +180,41 @@ describe('seedRecords', () => {
     expect(share(ascii, (b) => /\d/.test(b))).toBeLessThan(0.15);
     expect(share(brands, (b) => b.startsWith('xn--'))).toBeGreaterThan(0.005);
     expect(brands).toContain('time');
+  });
+
+  it('gives common two-word searches names to find in the 20,000-row demo, as the API matches them', () => {
+    const demoNow = new Date();
+    const live = [
+      ...seedRecords({
+        rows: 20_000,
+        sources: DEFAULT_SOURCES.map((source) => source.id),
+        now: demoNow,
+      }),
+    ]
+      .map(({ record }) =>
+        String(record.status) === 'auction' && (endOf(record) ?? Infinity) > demoNow.getTime()
+          ? String(record.domain_name)
+          : undefined,
+      )
+      .filter((name) => name !== undefined);
+    // a search without status: running auctions; every term a substring of the name
+    const found = (search: string) =>
+      live.filter((name) => search.split(' ').every((term) => name.includes(term)));
+    for (const search of [
+      'cloud data',
+      'solar energy',
+      'my home',
+      'smart home',
+      'web design',
+      'coffee shop',
+      'real estate',
+      'pet food',
+    ]) {
+      expect(found(search).length, search).toBeGreaterThanOrEqual(3);
+    }
+    expect(found('cloud data')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/clouddata|cloud-data|datacloud/)]),
+    );
   });
 
   it('links each listing to its marketplace', () => {

@@ -82,6 +82,51 @@ const SUFFIX_WORDS = [
   'hq', 'app', 'ly', 'ify', 'hub', 'lab', 'labs', 'box', 'now', 'online', 'shop', 'store', 'pro',
   'zone', 'world', 'ai', 'io', 'x', 'co', 'base',
 ];
+/**
+ * Two-word phrases people search domain names for, from real English words: about 7% of the
+ * names are built from one of them, so that common two-word searches (\`cloud data\`, \`solar
+ * energy\`, \`my home\`) find names in the 20,000-row demo as they would in the real market.
+ */
+// prettier-ignore
+const PHRASES: readonly (readonly [string, string])[] = [
+  'cloud data', 'cloud storage', 'cloud hosting', 'data center', 'data lab', 'web design',
+  'web hosting', 'web studio', 'smart home', 'my home', 'home care', 'home garden', 'home decor',
+  'home loans', 'real estate', 'solar energy', 'solar power', 'green energy', 'clean energy',
+  'wind power', 'power tools', 'pet care', 'pet food', 'dog walker', 'cat toys', 'coffee shop',
+  'coffee house', 'tea house', 'pizza place', 'fresh food', 'food market', 'wine club',
+  'craft beer', 'health care', 'health club', 'fitness coach', 'yoga studio', 'dental care',
+  'skin care', 'hair salon', 'beauty shop', 'fashion store', 'shoe store', 'gift shop',
+  'online shop', 'book club', 'book store', 'music school', 'photo studio', 'video games',
+  'game zone', 'travel guide', 'travel deals', 'city tours', 'hotel deals', 'car wash',
+  'car rental', 'auto parts', 'bike shop', 'job board', 'career coach', 'law firm', 'tax help',
+  'money tips', 'pay online', 'crypto trade', 'gold coins', 'stock market', 'news daily',
+  'tech news', 'code academy', 'learn english', 'kids club', 'baby store', 'wedding planner',
+  'party rentals', 'event tickets', 'golf club', 'surf school', 'fish market', 'farm fresh',
+  'organic farm', 'water filter', 'my health', 'my pet', 'my money', 'my travel', 'get fit',
+].map((phrase) => phrase.split(' ') as [string, string]);
+
+/** A name from a common phrase: mostly its words run together, sometimes hyphened, turned round or dressed. */
+function phraseBrand(random: Random): Brand {
+  const [first, second] = random.pick(PHRASES);
+  const shape = random.float();
+  if (shape < 0.5) return { label: `${first}${second}`, unicode: false, appeal: 0.55, words: 2 };
+  if (shape < 0.65) return { label: `${first}-${second}`, unicode: false, appeal: 0.2, words: 2 };
+  if (shape < 0.75) return { label: `${second}${first}`, unicode: false, appeal: 0.35, words: 2 };
+  if (shape < 0.88)
+    return {
+      label: `${first}${second}${random.pick(SUFFIX_WORDS)}`,
+      unicode: false,
+      appeal: 0.3,
+      words: 2,
+    };
+  return {
+    label: `${random.pick(PREFIXES)}${first}${second}`,
+    unicode: false,
+    appeal: 0.3,
+    words: 2,
+  };
+}
+
 // prettier-ignore
 const NUMBERS = [
   '1', '2', '3', '4', '7', '8', '9', '10', '24', '99', '100', '101', '123', '247', '360', '365',
@@ -276,6 +321,7 @@ function drawBrand(random: Random, words: Vocabulary, suffix: string): Brand {
     };
   }
   if (x < 0.63) {
+    if (x < 0.37) return phraseBrand(random);
     const first = random.pick(words.short);
     const second = random.pick(words.short);
     const hyphen = random.chance(0.15);

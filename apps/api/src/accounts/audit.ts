@@ -1,8 +1,9 @@
-import { auditEvents, desc, eq, type Database, type Drizzle } from '@domain-index/db';
+import { and, apiKeys, auditEvents, desc, eq, type Database, type Drizzle } from '@domain-index/db';
 
 /**
- * What the audit log records: every change to an account's keys, every sign-in attempt, every
- * change of password and every session ended from the sessions page.
+ * What the audit log records: every change to an account's keys, every sign-in attempt and
+ * sign-out, every change of password (and request for a reset link), and every session ended
+ * from the sessions page.
  */
 export const AUDIT_KINDS = {
   key_created: 'Key created',
@@ -12,6 +13,8 @@ export const AUDIT_KINDS = {
   key_revoked_leaked: 'Key revoked as leaked (sent in a URL)',
   sign_in: 'Signed in',
   sign_in_failed: 'Failed sign-in',
+  signed_out: 'Signed out',
+  password_reset_requested: 'Password reset link requested',
   password_changed: 'Password set',
   password_change_failed: 'Failed password change (wrong current password)',
   session_ended: 'Signed out a session',
@@ -33,6 +36,8 @@ export interface AuditEntry {
   kind: AuditKind;
   ip: string | null;
   keyId: string | null;
+  /** The key as the keys page shows it: its name and display prefix. */
+  key: { name: string | null; displayPrefix: string } | null;
   detail: string | null;
 }
 
@@ -54,10 +59,24 @@ export async function recordAudit(
 /** The newest entries of an account's audit log. */
 export async function auditLog(database: Database, accountId: string, limit = 100): Promise<AuditEntry[]> {
   const rows = await database.db
-    .select({ at: auditEvents.at, kind: auditEvents.kind, ip: auditEvents.ip, keyId: auditEvents.keyId, detail: auditEvents.detail })
+    .select({
+      at: auditEvents.at,
+      kind: auditEvents.kind,
+      ip: auditEvents.ip,
+      keyId: auditEvents.keyId,
+      detail: auditEvents.detail,
+      keyName: apiKeys.name,
+      keyPrefix: apiKeys.displayPrefix,
+    })
     .from(auditEvents)
+    // the account's own keys only: an entry never names another account's key
+    .leftJoin(apiKeys, and(eq(apiKeys.id, auditEvents.keyId), eq(apiKeys.accountId, auditEvents.accountId)))
     .where(eq(auditEvents.accountId, accountId))
     .orderBy(desc(auditEvents.at), desc(auditEvents.id))
     .limit(limit);
-  return rows.map((row) => ({ ...row, kind: row.kind as AuditKind }));
+  return rows.map(({ keyName, keyPrefix, ...row }) => ({
+    ...row,
+    kind: row.kind as AuditKind,
+    key: keyPrefix === null ? null : { name: keyName, displayPrefix: keyPrefix },
+  }));
 }

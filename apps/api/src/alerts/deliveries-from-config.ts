@@ -1,21 +1,18 @@
 import type { Database } from '@domain-index/db';
 import type { Registry } from 'prom-client';
-import { CliError } from '../cli-error';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { createMailer, type Mailer } from '../mail/mailer';
+import { Mailer } from '../mail/mailer';
 import { loadCursorSecret } from '../search/cursor-secret';
 import type { BackgroundTask } from '../background/background-loop';
 import { AlertContext } from './alert-deps';
 import { DeliveryMetrics } from './delivery-metrics';
 import { deliveryTask } from './delivery-worker';
 
-/** The mailer of SMTP_URL and SMTP_FROM (none without SMTP_URL); a bad value stops the command in one line. */
-export function mailerFromEnvironment(logger: Logger): Mailer | undefined {
-  const created = createMailer(process.env, logger);
-  if (!created.ok) throw new CliError(`invalid environment: ${created.reason}`);
-  return created.mailer;
+/** The mailer of SMTP_URL and SMTP_FROM, as the configuration checked them; none without SMTP_URL. */
+export function mailerFromConfig(config: Config, logger: Logger): Mailer | undefined {
+  return config.mail === undefined ? undefined : new Mailer({ ...config.mail, logger });
 }
 
 /**

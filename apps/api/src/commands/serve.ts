@@ -2,7 +2,6 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { apiKeys, listings, type Database } from '@domain-index/db';
-import { createKey } from '../auth/key-store';
 import { createApp } from '../app';
 import { trackConnections } from '../http/drain-connections';
 import { createHttpServer } from '../http/http-server';
@@ -17,10 +16,11 @@ import { loadCursorSecret } from '../search/cursor-secret';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
-import { createDemoAccount, DEMO_EMAIL } from '../accounts/demo-account';
-import { DASHBOARD } from '../dashboard/layout';
 import { SignInLimiter } from '../dashboard/sign-in-limiter';
+import { Mailer } from '../mail/mailer';
+import { RequestLogRecorder } from '../request-log/request-log-recorder';
 import { UsageRecorder } from '../usage/usage-recorder';
+import { prepareDemo, startAnnouncement, type DemoStart } from './first-start';
 import { Readiness } from '../ops/readiness';
 import { ApiMetrics } from '../ops/api-metrics';
 import { openAdmin, ownMetrics, stopAdminServer } from '../ops/admin-server';
@@ -34,7 +34,7 @@ import type { ReadNodes } from '../replicas/read-nodes';
 import { ReplicaRouter } from '../replicas/replica-router';
 import { BackgroundLoop } from '../background/background-loop';
 import { EventHousekeeping } from '../events/event-housekeeping';
-import { deliveriesFromConfig, mailerFromEnvironment } from '../alerts/deliveries-from-config';
+import { deliveriesFromConfig } from '../alerts/deliveries-from-config';
 import { DELIVERY_EVERY_MS } from '../alerts/delivery-worker';
 
 /** Listings seeded on the first start of the embedded default, so a laptop has data to search. */
@@ -70,12 +70,14 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   let rateLimiter: RateLimiter | undefined;
   let signInLimiter: SignInLimiter | undefined;
   const usage = new UsageRecorder(database, logger, USAGE_FLUSH_MS, metrics);
+  const requestLog = new RequestLogRecorder(database, logger, { metrics });
+  const mailer = config.mail === undefined ? undefined : new Mailer({ ...config.mail, logger });
+  let demo: DemoStart | undefined;
   let server: Server;
   let reads: ReadNodes | undefined;
   // The embedded start has no `sync` worker beside it: its own process does the worker's
   // background work, so the demo's change feed gets its time-driven events too.
   const events = new EventHousekeeping(database, systemClock, logger, { retentionDays: config.eventRetentionDays });
-  const mailer = mailerFromEnvironment(logger);
   const background =
     config.databaseUrl === undefined
       ? new BackgroundLoop(
@@ -87,7 +89,10 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   // Everything opened, closed in this order on a failed start and on shutdown (the usage
   // counts still in memory are written before the pool closes).
   const closeAll = async () => {
-    await Promise.allSettled([background?.stop(), rateLimiter?.close(), signInLimiter?.close(), usage.close(), health.close(), reads?.close(), probe.close()]);
+    // the background loop first: its deliveries may still be mailing
+    await background?.stop();
+    mailer?.close();
+    await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), requestLog.close(), health.close(), reads?.close(), probe.close()]);
     await database.close();
     await stopAdminServer(admin);
   };
@@ -100,13 +105,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       process.stdout.write(`First start of the embedded database: seeding ${DEMO_ROWS} demo listings...\n`);
       await seedIndex({ database, sources, rows: DEMO_ROWS, clock: systemClock });
     }
-    if (config.databaseUrl === undefined && (await database.db.$count(apiKeys)) === 0) {
-      const demo = await createKey(database, { planId: 'pro', name: 'demo', environment: 'test' });
-      const link = await createDemoAccount(database, demo.id, config.publicUrl);
-      process.stdout.write(`Demo API key (pro plan; shown once, only its hash is stored):\n  ${demo.key}\n`);
-      process.stdout.write(`Dashboard: ${config.publicUrl}${DASHBOARD}\n`);
-      process.stdout.write(`Set the password of the demo account (${DEMO_EMAIL}), which owns the demo key (one-time link, 24 hours):\n  ${link}\n`);
-    }
+    // the embedded default is a laptop's: a demo key and account the first time, and afterwards how to get a key again
+    if (config.databaseUrl === undefined) demo = await prepareDemo(database, config.publicUrl, (await database.db.$count(apiKeys)) > 0);
     rateLimiter = config.redisUrl === undefined ? new MemoryRateLimiter() : new RedisRateLimiter(config.redisUrl);
     signInLimiter = config.redisUrl === undefined ? SignInLimiter.inMemory() : SignInLimiter.redis(config.redisUrl);
     if (rateLimiter instanceof RedisRateLimiter) {
@@ -126,10 +126,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       cursorSecret: await loadCursorSecret(database),
       rateLimiter,
       usage,
+      requestLog,
       readiness,
       metrics,
       reads,
-      dashboard: { publicUrl: config.publicUrl, signupOpen: config.signupOpen, signInLimiter },
+      dashboard: { publicUrl: config.publicUrl, signupOpen: config.signupOpen, signInLimiter, mailer },
       trustProxy: config.trustProxy,
       publicUrl: config.configuredPublicUrl,
     });
@@ -149,12 +150,13 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const connections = trackConnections(server);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
   // a worker of serve-workers.ts leaves the announcement to the process that runs them all
   if (cluster.isPrimary) {
-    process.stdout.write(`Domain Index API listening on http://${config.host}:${port}/api/v1 (${database.kind}); dashboard: ${config.publicUrl}${DASHBOARD}\n`);
+    const apiUrl = `http://${config.host}:${port}/api/v1`;
+    process.stdout.write(startAnnouncement({ apiUrl, publicUrl: config.publicUrl, database: database.kind, demo }, process.stdout.isTTY));
     process.stderr.write(publicUrlWarning(config) ?? '');
   }
+  logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
 
   let stopping = false;
   const stop = (signal: string) => {

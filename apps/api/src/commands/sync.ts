@@ -16,7 +16,7 @@ import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
 import { syncSource, type SyncResult } from '../indexing/sync-source';
 import { EventHousekeeping } from '../events/event-housekeeping';
 import { BackgroundLoop } from '../background/background-loop';
-import { deliveriesFromConfig, mailerFromEnvironment } from '../alerts/deliveries-from-config';
+import { deliveriesFromConfig, mailerFromConfig } from '../alerts/deliveries-from-config';
 import { DELIVERY_EVERY_MS } from '../alerts/delivery-worker';
 import { CliError } from '../cli-error';
 import { formatSummary } from './summary';
@@ -59,8 +59,9 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   // Webhooks and digests go out beside the syncs (a sync can take minutes): a loop of their own.
+  const mailer = mailerFromConfig(config, logger);
   const deliveries = new BackgroundLoop(
-    [await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer: mailerFromEnvironment(logger) })],
+    [await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer })],
     logger,
     DELIVERY_EVERY_MS,
   );
@@ -81,6 +82,7 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
     });
   } finally {
     await deliveries.stop();
+    mailer?.close();
     await health.close();
     await probe.close();
     await database.close();

@@ -28,6 +28,7 @@ function passwordPage(email: string, message?: string): string {
   return page({
     title: 'Change your password',
     email,
+    section: '/password',
     body: html`${notice(message)}
       <form class="stack" method="post" action="${DASHBOARD}/password">
         <input type="text" name="username" autocomplete="username" value="${email}" hidden>
@@ -65,6 +66,7 @@ export function accountPages(deps: DashboardDeps): Router {
         page({
           title: 'Sessions',
           email: account.email,
+          section: '/sessions',
           body: html`${notice(noticeOf(NOTICES, req.query.notice), 'info')}
             <p>Where your account is signed in. A session ends after 30 minutes without a request, 12 hours after sign-in, or when you end it here.</p>
             <ul class="sessions" aria-label="Sessions">${sessions.map(

@@ -4,6 +4,7 @@ import type { Account } from '../accounts/account-store';
 import type { PasswordHasher } from '../accounts/passwords';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
+import type { Mailer } from '../mail/mailer';
 import type { SignInLimiter } from './sign-in-limiter';
 
 /** What the dashboard needs from the composition root. */
@@ -18,7 +19,12 @@ export interface DashboardDeps {
   signInLimiter: SignInLimiter;
   /** Argon2id in the service; tests count its calls. */
   passwords: PasswordHasher;
+  /** Sends "forgot password" links when SMTP_URL is set; without it, people are told to ask the operator. */
+  mailer?: Mailer | undefined;
 }
+
+/** What createApp is given for the dashboard; the rest of DashboardDeps comes from the app's own. */
+export type DashboardOptions = Pick<DashboardDeps, 'publicUrl' | 'signupOpen' | 'signInLimiter'> & Partial<Pick<DashboardDeps, 'passwords' | 'mailer'>>;
 
 /** The signed-in account of a request, set by loadAccount. */
 export function signedIn(res: Response): Account | undefined {

@@ -10,14 +10,17 @@ import { auditPage } from './audit-page';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
 import { html } from './html';
 import { keysPages } from './keys-pages';
-import { DASHBOARD, page } from './layout';
+import { forgotPasswordPages } from './forgot-password-pages';
+import { DASHBOARD, NAV, page } from './layout';
+import { requestsPage } from './requests-page';
+import { usagePage } from './usage-page';
 import { dashboardHeaders, sameOriginOnly } from './security';
 import { FORM_LIMITS, requestRefusal } from './request-refusal';
 import { readSessionCookie } from './session-cookie';
 import { signInPages } from './sign-in-pages';
 
-/** The paths only a signed-in account may open; a signed-out visitor is sent to sign in. */
-const SIGNED_IN_ONLY = ['/keys', '/audit', '/sessions', '/password'];
+/** The paths only a signed-in account may open (and those below them); a signed-out visitor is sent to sign in. */
+const SIGNED_IN_ONLY = NAV.map((entry) => entry.path);
 
 /**
  * The key dashboard, mounted at /dashboard by createApp: server-rendered pages whose every
@@ -48,12 +51,15 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     res.redirect(303, signedIn(res) === undefined ? `${DASHBOARD}/sign-in` : `${DASHBOARD}/keys`);
   });
   router.use(signInPages(deps));
+  router.use(forgotPasswordPages(deps));
   // Only under the signed-in paths: any other path is a 404, signed in or not.
   router.use(SIGNED_IN_ONLY, (_req: Request, res: Response, next: NextFunction) => {
     if (signedIn(res) === undefined) res.redirect(303, `${DASHBOARD}/sign-in`);
     else next();
   });
   router.use(keysPages(deps));
+  router.use(usagePage(deps));
+  router.use(requestsPage(deps));
   router.use(auditPage(deps));
   router.use(accountPages(deps));
   router.use((_req: Request, res: Response) => {

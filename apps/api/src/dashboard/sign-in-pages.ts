@@ -5,7 +5,7 @@ import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/pas
 import { endSession, startSession } from '../accounts/sessions';
 import { clientAddress } from '../http/client-address';
 import { strictRouter } from '../http/strict-router';
-import { handle, type DashboardDeps } from './dashboard-deps';
+import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
 import { html } from './html';
 import { DASHBOARD, notice, noticeOf, page } from './layout';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
@@ -19,6 +19,8 @@ const SIGN_IN_NOTICES = new Map([
   // the same words whether or not the email had an account: sign-up must not tell
   ['signed-up', 'Thank you. If that email had no account, it has one now with the password you chose: sign in with them. If it had one, nothing about it changed.'],
   ['signed-out-everywhere', 'You are signed out everywhere: every session of your account has ended.'],
+  // the same words whether or not the email has an account
+  ['reset-sent', 'If that email has an account, a link that sets a new password is on its way to it. It works once, for 24 hours.'],
 ]);
 
 const field = (req: Request, name: string) => {
@@ -35,6 +37,7 @@ function signInPage(signupOpen: boolean, message?: string, email = '', kind: 'er
         <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
         <button type="submit">Sign in</button>
       </form>
+      <p><a href="${DASHBOARD}/forgot-password">Forgot your password?</a></p>
       ${signupOpen ? html`<p>No account yet? <a href="${DASHBOARD}/sign-up">Create one</a>.</p>` : ''}`,
   });
 }
@@ -51,10 +54,12 @@ function setPasswordPage(token: string, message?: string): string {
   });
 }
 
+/** A used or expired link: the way on is signing in, or a new link. */
 const LINK_GONE = page({
   title: 'This link no longer works',
-  body: html`<p>A password link works once, for 24 hours. Ask your operator for a new one
-    (<code>domain-index accounts reset-link</code>), then open it again.</p>`,
+  body: html`<p>A password link works once, for 24 hours, and this one has been used or has expired.
+    If you set your password with it, sign in with that password.</p>
+    <p><a class="button" href="${DASHBOARD}/sign-in">Sign in</a> <a class="button" href="${DASHBOARD}/forgot-password">Get a new link</a></p>`,
 });
 
 /** Sign-in, sign-out, the one-time set-password link, and sign-up when the operator opened it. */
@@ -147,6 +152,8 @@ export function signInPages(deps: DashboardDeps): Router {
     '/sign-out',
     handle(async (req, res) => {
       const token = readSessionCookie(req, secure);
+      const account = signedIn(res);
+      if (account !== undefined) await recordAudit(deps.database.db, { accountId: account.id, at: deps.clock.now(), kind: 'signed_out', ip: clientAddress(req) });
       if (token !== undefined) await endSession(deps.database, token, deps.clock.now());
       clearSessionCookie(res, secure);
       res.redirect(303, `${DASHBOARD}/sign-in`);

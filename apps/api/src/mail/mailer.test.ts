@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../test/support/processes';
 import { startSmtpSink, type SmtpSink } from '../../test/support/smtp-sink-process';
 import { createLogger } from '../logger';
-import { Mailer, createMailer, mustUseTls, parseMailFrom, parseSmtpUrl } from './mailer';
+import { loadConfig } from '../config';
+import { Mailer, mustUseTls, parseMailFrom, parseSmtpUrl } from './mailer';
 
 const USER = 'alerts@relay.test';
 // Every character that needs percent-encoding in a URL, and some that do not.
@@ -41,13 +42,11 @@ afterAll(async () => {
   await sink.stop();
 });
 
+/** The mailer the configuration makes of these variables (loadConfig checks them as a start does). */
 function mailerFor(env: { SMTP_URL: string; SMTP_FROM?: string }): Mailer {
-  const created = createMailer(
-    { SMTP_FROM: 'Domain Index <alerts@domain-index.test>', ...env },
-    logger,
-  );
-  if (!created.ok || created.mailer === undefined) throw new Error('no mailer');
-  return created.mailer;
+  const { mail } = loadConfig({ SMTP_FROM: 'Domain Index <alerts@domain-index.test>', ...env });
+  if (mail === undefined) throw new Error('no mailer');
+  return new Mailer({ ...mail, logger });
 }
 
 async function received(index: number): Promise<ParsedMail> {
@@ -305,31 +304,3 @@ describe('SMTP_FROM', () => {
   });
 });
 
-describe('the mailer from the environment', () => {
-  it('is absent without SMTP_URL: email digests are then not offered', () => {
-    expect(createMailer({})).toEqual({ ok: true, mailer: undefined });
-    expect(createMailer({ SMTP_URL: '', SMTP_FROM: 'alerts@example.test' })).toEqual({
-      ok: true,
-      mailer: undefined,
-    });
-  });
-
-  it('names the variable that is wrong, never its value', () => {
-    expect(createMailer({ SMTP_URL: `http://${USER}:${PASSWORD}@smtp.example.test` })).toEqual({
-      ok: false,
-      reason:
-        'SMTP_URL must be a URL like smtps://user:password@smtp.example.com or smtp://smtp.example.com:587',
-    });
-    expect(createMailer({ SMTP_URL: 'smtps://u:p@smtp.example.test' })).toEqual({
-      ok: false,
-      reason: 'SMTP_FROM must be set when SMTP_URL is',
-    });
-    expect(
-      createMailer({ SMTP_URL: 'smtps://u:p@smtp.example.test', SMTP_FROM: 'nobody' }),
-    ).toEqual({
-      ok: false,
-      reason:
-        'SMTP_FROM must be one email address, like alerts@example.com or "Domain Index <alerts@example.com>"',
-    });
-  });
-});

@@ -3,85 +3,9 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPSentMessageInfo, SMTPTransportOptions } from 'nodemailer/lib/smtp-transport';
 import addressparser from 'nodemailer/lib/addressparser';
 import type { Logger } from '../logger';
+import { isMailAddress, parseMailFrom, parseSmtpUrl, type SmtpSettings } from './mail-settings';
 
-/** The SMTP server mail goes through, as SMTP_URL gives it. */
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  /** smtps: TLS from the first byte; smtp: STARTTLS when the server offers it (required with credentials, see below). */
-  secure: boolean;
-  user: string | undefined;
-  password: string | undefined;
-}
-
-const SMTP_URL_FORM =
-  'must be a URL like smtps://user:password@smtp.example.com or smtp://smtp.example.com:587';
-
-/**
- * Parses SMTP_URL: `smtp://` (port 587 by default, STARTTLS) or `smtps://` (port 465, implicit
- * TLS), with an optional percent-encoded `user:password`. The reason of a refusal never repeats
- * the value, which holds a password.
- */
-export function parseSmtpUrl(
-  value: string,
-): { ok: true; smtp: SmtpSettings } | { ok: false; reason: string } {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return { ok: false, reason: SMTP_URL_FORM };
-  }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
-    return { ok: false, reason: SMTP_URL_FORM };
-  if (url.hostname === '') return { ok: false, reason: `${SMTP_URL_FORM} (the host is missing)` };
-  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') {
-    return { ok: false, reason: `${SMTP_URL_FORM} (no path or query)` };
-  }
-  let user: string | undefined;
-  let password: string | undefined;
-  try {
-    user = url.username === '' ? undefined : decodeURIComponent(url.username);
-    password = url.password === '' ? undefined : decodeURIComponent(url.password);
-  } catch {
-    return {
-      ok: false,
-      reason: `${SMTP_URL_FORM} (the user or password is not correctly percent-encoded)`,
-    };
-  }
-  if (password !== undefined && user === undefined)
-    return { ok: false, reason: `${SMTP_URL_FORM} (a password needs a user)` };
-  const secure = url.protocol === 'smtps:';
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  return {
-    ok: true,
-    smtp: {
-      host,
-      port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
-      secure,
-      user,
-      password,
-    },
-  };
-}
-
-/** Parses SMTP_FROM: one address, with or without a display name (`Domain Index <alerts@example.com>`). */
-export function parseMailFrom(
-  value: string,
-): { ok: true; from: string } | { ok: false; reason: string } {
-  const reason =
-    'must be one email address, like alerts@example.com or "Domain Index <alerts@example.com>"';
-  if (/[\r\n]/.test(value)) return { ok: false, reason };
-  const parsed = addressparser(value.trim());
-  const [only] = parsed;
-  if (parsed.length !== 1 || only?.address === undefined || !isMailAddress(only.address))
-    return { ok: false, reason };
-  return { ok: true, from: value.trim() };
-}
-
-/** A plain address: something@domain, no spaces, no angle brackets. */
-function isMailAddress(address: string): boolean {
-  return /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\]+\.[^\s@<>(),;:"[\]\\]+$/.test(address);
-}
+export { parseMailFrom, parseSmtpUrl, type SmtpSettings };
 
 /** One message: a text and an HTML body. */
 export interface MailMessage {
@@ -311,29 +235,4 @@ function socketReason(error: unknown): string {
   if (typeof originalCode === 'string' && /^E[A-Z]+$/.test(originalCode))
     return ` (${originalCode})`;
   return typeof syscall === 'string' && /^[a-z]+$/.test(syscall) ? ` (${syscall} failed)` : '';
-}
-
-/**
- * A mailer for SMTP_URL and SMTP_FROM; none when SMTP_URL is unset (email digests are then not
- * offered); or the reason they are unusable, naming the variable, never its value.
- */
-export function createMailer(
-  env: { SMTP_URL?: string | undefined; SMTP_FROM?: string | undefined },
-  logger?: Logger,
-): { ok: true; mailer: Mailer | undefined } | { ok: false; reason: string } {
-  if (env.SMTP_URL === undefined || env.SMTP_URL === '') return { ok: true, mailer: undefined };
-  const smtp = parseSmtpUrl(env.SMTP_URL);
-  if (!smtp.ok) return { ok: false, reason: `SMTP_URL ${smtp.reason}` };
-  if (env.SMTP_FROM === undefined || env.SMTP_FROM === '')
-    return { ok: false, reason: 'SMTP_FROM must be set when SMTP_URL is' };
-  const from = parseMailFrom(env.SMTP_FROM);
-  if (!from.ok) return { ok: false, reason: `SMTP_FROM ${from.reason}` };
-  return {
-    ok: true,
-    mailer: new Mailer({
-      smtp: smtp.smtp,
-      from: from.from,
-      ...(logger === undefined ? {} : { logger }),
-    }),
-  };
 }

@@ -18,13 +18,15 @@ export const STATEMENT_KINDS = [
   'stats',
   'events_page',
   'usage_flush',
+  'request_log_flush',
+  'request_log_prune',
 ] as const;
 
 /** One of {@link STATEMENT_KINDS}. */
 export type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 /** The kinds that write, always on the primary; every other kind is a read. */
-export const WRITE_KINDS: readonly StatementKind[] = ['key_touch', 'usage_flush'];
+export const WRITE_KINDS: readonly StatementKind[] = ['key_touch', 'usage_flush', 'request_log_flush', 'request_log_prune'];
 
 /** The `route` label of a request no route took: one value for every unknown path. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -59,6 +61,8 @@ export class ApiMetrics {
   readonly replicaInUse: Gauge<'node'>;
   /** The staleness bound of each replica at its last check, seconds. */
   readonly replicaStaleness: Gauge<'node'>;
+  /** Requests left out of the request log because its buffer was full (the database slow or away). */
+  readonly requestLogDropped: Counter;
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
@@ -120,6 +124,11 @@ export class ApiMetrics {
       labelNames: ['node'],
       // with WORKERS, the largest any worker measured
       aggregator: 'max',
+      registers,
+    });
+    this.requestLogDropped = new Counter({
+      name: 'domain_index_request_log_dropped_total',
+      help: "Requests left out of the dashboard's request log because the instance's buffer was full (writes to the database failing or too slow).",
       registers,
     });
     // Every series of a fixed label set starts at 0, so a rate() over it exists before the first event.

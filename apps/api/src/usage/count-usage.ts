@@ -10,13 +10,13 @@ export function setRowsReturned(res: Pick<Response, 'locals'>, rows: number): vo
 
 /**
  * Counts every request that authenticated (whatever its answer, as the rate limit does) for its
- * key, once its response is finished: one in-memory increment, flushed in batches.
+ * key, by outcome, once its response is finished: one in-memory increment, flushed in batches.
  */
 export function countUsage(usage: UsageRecorder, clock: Clock): RequestHandler {
   return (_req, res, next) => {
     res.once('finish', () => {
       const caller = res.locals.caller as Caller | undefined;
-      if (caller !== undefined) usage.record(caller.keyId, (res.locals.rowsReturned as number | undefined) ?? 0, clock.now());
+      if (caller !== undefined) usage.record(caller.keyId, (res.locals.rowsReturned as number | undefined) ?? 0, clock.now(), res.statusCode);
     });
     next();
   };

@@ -82,5 +82,50 @@ export class DashboardClient {
 
 /** The key a "new key" page shows once. */
 export function shownKey(page: string): string | undefined {
-  return /id="new-key" readonly value="(dix_[a-z]+_[0-9A-Za-z]+)"/.exec(page)?.[1];
+  return /id="new-key"\s+readonly\s+value="(dix_[a-z]+_[0-9A-Za-z]+)"/.exec(page)?.[1];
+}
+
+/** The one-time token of the form on a page (the keys page's create form, a rotate page's form). */
+export function formTokenOf(page: string): string {
+  const token = /name="form_token" value="([A-Za-z0-9_-]{43})"/.exec(page)?.[1];
+  if (token === undefined) throw new Error('the page has no form token');
+  return token;
+}
+
+/** Text of an HTML fragment: tags dropped, entities of ours decoded, spaces collapsed. */
+export function textOf(fragment: string): string {
+  return fragment
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The rows of a page's list (a table on a wide screen, cards on a phone): each cell's text by its column. */
+export function listRows(page: string): Record<string, string>[] {
+  const body = /<tbody role="rowgroup">([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? '';
+  return [...body.matchAll(/<tr role="row">([\s\S]*?)<\/tr>/g)].map((row) =>
+    Object.fromEntries([...row[1]!.matchAll(/<td role="cell" data-label="([^"]*)"[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => [cell[1]!, textOf(cell[2]!)])),
+  );
+}
+
+/**
+ * Makes a key as a browser does: opens the keys page, posts its form, follows the redirect to
+ * the page that shows the key once. Returns the post's answer and that page.
+ */
+export async function postNewKey(browser: DashboardClient, form: { name: string; expires?: string }): Promise<{ posted: Response; page: Response }> {
+  const token = formTokenOf(await (await browser.get('/dashboard/keys')).text());
+  const posted = await browser.post('/dashboard/keys', { form_token: token, name: form.name, expires: form.expires ?? 'never' });
+  return { posted, page: await browser.follow(posted) };
+}
+
+/** Rotates a key as a browser does: its rotate page, then that page's form, then the redirect. */
+export async function postRotation(browser: DashboardClient, keyId: string, overlap: string): Promise<{ posted: Response; page: Response }> {
+  const token = formTokenOf(await (await browser.get(`/dashboard/keys/${keyId}/rotate`)).text());
+  const posted = await browser.post(`/dashboard/keys/${keyId}/rotate`, { form_token: token, overlap });
+  return { posted, page: await browser.follow(posted) };
 }

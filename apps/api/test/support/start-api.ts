@@ -13,6 +13,8 @@ import { loadCursorSecret } from '../../src/search/cursor-secret';
 import { SignInLimiter } from '../../src/dashboard/sign-in-limiter';
 import type { PasswordHasher } from '../../src/accounts/passwords';
 import { UsageRecorder } from '../../src/usage/usage-recorder';
+import { RequestLogRecorder } from '../../src/request-log/request-log-recorder';
+import type { Mailer } from '../../src/mail/mailer';
 import { ApiMetrics } from '../../src/ops/api-metrics';
 import { Registry } from 'prom-client';
 
@@ -30,6 +32,8 @@ export interface RunningApi {
   readonly metrics: ApiMetrics;
   /** The key-usage counter of this instance, when started with `dashboard`. */
   readonly usage: UsageRecorder | undefined;
+  /** The request log of this instance, when started with `dashboard`. */
+  readonly requestLog: RequestLogRecorder | undefined;
   /** GET with `Authorization: Bearer <apiKey>` unless the caller sets the header. */
   get(path: string, init?: RequestInit): Promise<Response>;
   /** A request exactly as given: no Authorization header added. */
@@ -54,6 +58,8 @@ export interface StartOptions {
     publicUrl?: string;
     /** In place of Argon2id, e.g. to count how often passwords are hashed and verified. */
     passwords?: PasswordHasher;
+    /** Sends "forgot password" mail (SMTP_URL); none by default. */
+    mailer?: Mailer;
   };
 }
 
@@ -81,6 +87,7 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
   // Flushed often, so a test sees the counts of its requests without waiting 5 s.
   const metrics = new ApiMetrics(new Registry());
   const usage = options.dashboard === undefined ? undefined : new UsageRecorder(test.database, logger, 50, metrics);
+  const requestLog = options.dashboard === undefined ? undefined : new RequestLogRecorder(test.database, logger, { flushEveryMs: 50, metrics, now: () => (options.clock ?? systemClock).now() });
   const signInLimiter = options.dashboard?.signInLimiter ?? SignInLimiter.inMemory();
   // Listening first, so that the default PUBLIC_URL can be the address it listens on; the
   // server is made as `serve` makes it, with its timeouts.
@@ -104,6 +111,7 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
     cursorSecret,
     rateLimiter,
     usage,
+    requestLog,
     metrics,
     dashboard:
       options.dashboard === undefined
@@ -113,6 +121,7 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
             signupOpen: options.dashboard.signupOpen ?? false,
             signInLimiter,
             ...(options.dashboard.passwords === undefined ? {} : { passwords: options.dashboard.passwords }),
+            ...(options.dashboard.mailer === undefined ? {} : { mailer: options.dashboard.mailer }),
           },
     ...options.overrides,
   });
@@ -130,6 +139,7 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
     errorBodies,
     apiKey,
     usage,
+    requestLog,
     metrics,
     raw,
     get(path, init) {
@@ -144,6 +154,7 @@ export async function startApi(engine: TestEngine, options: StartOptions = {}): 
       server.closeAllConnections();
       await rateLimiter.close();
       await usage?.close();
+      await requestLog?.close();
       if (options.dashboard?.signInLimiter === undefined) await signInLimiter.close();
       await new Promise<void>((resolve) => {
         server.close(() => {

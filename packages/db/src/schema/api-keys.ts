@@ -29,6 +29,8 @@ export const apiKeys = pgTable(
     accountId: text('account_id').references(() => accounts.id),
     /** After this the key is refused like a revoked one: a chosen expiry, or a rotation's overlap. */
     expiresAt: instant('expires_at'),
+    /** The key a rotation made to replace this one (which then works until `expires_at`). */
+    replacedBy: text('replaced_by'),
   },
   (t) => [index('api_keys_plan_id_idx').on(t.planId), index('api_keys_account_id_idx').on(t.accountId)],
 );

@@ -14,3 +14,5 @@ export * from './listing-events';
 export * from './event-log';
 export * from './alerts';
 export * from './webhook-deliveries';
+export * from './request-log';
+export * from './key-reveals';

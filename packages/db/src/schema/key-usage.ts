@@ -13,8 +13,17 @@ export const keyUsage = pgTable(
       .references(() => apiKeys.id, { onDelete: 'cascade' }),
     /** The start of the hour, UTC. */
     hour: timestamp('hour', { withTimezone: true, precision: 0, mode: 'date' }).notNull(),
+    /** Every request, whatever its answer: the sum of the four outcomes below (rows from before they were counted have only this). */
     requests: integer('requests').notNull().default(0),
     rowsReturned: bigint('rows_returned', { mode: 'number' }).notNull().default(0),
+    /** Answered below 400. */
+    ok: integer('ok').notNull().default(0),
+    /** Answered 4xx, but not 429. */
+    clientErrors: integer('client_errors').notNull().default(0),
+    /** Refused by the rate limit (429): the only requests the limit did not let through. */
+    rateLimited: integer('rate_limited').notNull().default(0),
+    /** Answered 5xx. */
+    serverErrors: integer('server_errors').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.keyId, t.hour] })],
 );

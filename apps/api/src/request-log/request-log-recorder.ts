@@ -1,0 +1,196 @@
+import { sql, type Database, type SQL } from '@domain-index/db';
+import type { Logger } from '../logger';
+import type { ApiMetrics } from '../ops/api-metrics';
+import { loggedPath, loggedRequestId } from './logged-path';
+import { dayOf, dropPartitionsBefore, ensurePartitions } from './partitions';
+
+/** How long the request log keeps a request. */
+export const REQUEST_LOG_DAYS = 7;
+/** How often an instance writes the requests it has seen. */
+export const REQUEST_LOG_FLUSH_MS = 1_000;
+/** The most requests an instance holds before writing them; more are dropped, and counted. */
+export const REQUEST_LOG_BUFFER = 20_000;
+/** Rows per insert: one JSON parameter each, far from any limit on parameters or message size. */
+const ROWS_PER_INSERT = 2_000;
+/** How often an instance drops the days older than REQUEST_LOG_DAYS. */
+const PRUNE_EVERY_MS = 10 * 60_000;
+const DAY_MS = 86_400_000;
+
+/** One request as the API saw it, before anything in it is redacted. */
+export interface SeenRequest {
+  /** When it arrived, ms since the epoch. */
+  at: number;
+  keyId: string;
+  requestId: string;
+  method: string;
+  /** `req.originalUrl`: redacted when written, off the request path. */
+  url: string;
+  status: number;
+  errorCode: string | undefined;
+  durationMs: number;
+  rows: number;
+}
+
+const INSERT_COLUMNS = sql.raw(
+  'at, key_id, request_id, method, path, status, error_code, duration_ms, rows_returned',
+);
+
+/** The insert of some requests, redacted: one statement, the rows as one JSON parameter. */
+export function insertStatement(requests: readonly SeenRequest[]): SQL {
+  const rows = JSON.stringify(requests.map(toRow));
+  return sql`insert into request_log (${INSERT_COLUMNS})
+    select to_timestamp(at / 1000.0), key_id, request_id, method, path, status, error_code, duration_ms, rows_returned
+    from json_to_recordset(${rows}::json) as r(at double precision, key_id text, request_id text, method text, path text, status smallint, error_code text, duration_ms real, rows_returned integer)`;
+}
+
+/**
+ * The per-key request log, written like the usage counts: a request costs one push into a
+ * bounded buffer, and every REQUEST_LOG_FLUSH_MS the buffer goes to `request_log` in one
+ * statement per ROWS_PER_INSERT rows (the rows as one JSON parameter). Paths are redacted at
+ * that point (logged-path.ts). When the buffer is full (the database slow or away) a request is
+ * dropped and counted in `domain_index_request_log_dropped_total`, so memory stays bounded.
+ * `request_log` is partitioned by day: the recorder makes a day's partition before its first
+ * row (and tomorrow's ahead), and every PRUNE_EVERY_MS drops the days older than
+ * REQUEST_LOG_DAYS, which costs the same however many rows they hold: no row is deleted one by one.
+ */
+export class RequestLogRecorder {
+  private pending: SeenRequest[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private closed = false;
+  private lastPrune = 0;
+  /** The days whose partition this instance has made, or seen made. */
+  private readonly partitions = new Set<number>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly logger: Logger,
+    private readonly options: {
+      flushEveryMs?: number;
+      maxBuffered?: number;
+      metrics?: ApiMetrics;
+      /** The time pruning counts from; the system clock by default. */
+      now?: () => Date;
+    } = {},
+  ) {}
+
+  /** Remembers one request of a key; never waits, never throws. */
+  record(request: SeenRequest): void {
+    if (this.pending.length >= (this.options.maxBuffered ?? REQUEST_LOG_BUFFER)) {
+      this.options.metrics?.requestLogDropped.inc();
+      return;
+    }
+    this.pending.push(request);
+    this.armTimer();
+  }
+
+  private armTimer(): void {
+    if (this.closed) return;
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.options.flushEveryMs ?? REQUEST_LOG_FLUSH_MS).unref();
+  }
+
+  /** Writes the requests so far, once every write already running has finished. */
+  async flush(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.write(batch).finally(() => (this.flushing = undefined));
+    await this.flushing;
+  }
+
+  private async write(batch: SeenRequest[]): Promise<void> {
+    let written = 0;
+    try {
+      // the partitions of the batch's days, and of tomorrow, made before their first row
+      const days = new Set(batch.map((request) => dayOf(request.at)));
+      days.add(dayOf(this.now().getTime() + DAY_MS));
+      const missing = [...days].filter((day) => !this.partitions.has(day));
+      if (missing.length > 0) {
+        await ensurePartitions(this.database, missing);
+        for (const day of missing) this.partitions.add(day);
+      }
+      for (; written < batch.length; written += ROWS_PER_INSERT) {
+        const rows = batch.slice(written, written + ROWS_PER_INSERT);
+        const insert = () => this.database.rows(insertStatement(rows));
+        await (this.options.metrics === undefined
+          ? insert()
+          : this.options.metrics.timeQuery('request_log_flush', 'primary', insert));
+      }
+    } catch (error) {
+      // A partition may have gone (dropped by hand, or another instance): made again next time.
+      this.partitions.clear();
+      // Kept for the next flush as far as the buffer has room; the rest is dropped and counted.
+      const unwritten = batch.slice(written);
+      const room = Math.max(
+        0,
+        (this.options.maxBuffered ?? REQUEST_LOG_BUFFER) - this.pending.length,
+      );
+      this.pending = [...unwritten.slice(0, room), ...this.pending];
+      if (unwritten.length > room)
+        this.options.metrics?.requestLogDropped.inc(unwritten.length - room);
+      this.logger.warn(
+        { err: error, requests: unwritten.length },
+        'could not write the request log; kept for the next flush',
+      );
+      this.armTimer();
+      return;
+    }
+    await this.pruneNowAndThen();
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  private async pruneNowAndThen(): Promise<void> {
+    const now = this.now();
+    if (now.getTime() - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now.getTime();
+    try {
+      await this.prune(now);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not delete old request log rows; tried again later');
+    }
+  }
+
+  /**
+   * Drops the partitions of the days older than REQUEST_LOG_DAYS at `now` (a day is dropped once
+   * all of it is older). Returns their names.
+   */
+  async prune(now: Date): Promise<string[]> {
+    const cutoff = now.getTime() - REQUEST_LOG_DAYS * DAY_MS;
+    const drop = () => dropPartitionsBefore(this.database, cutoff);
+    const dropped = await (this.options.metrics === undefined
+      ? drop()
+      : this.options.metrics.timeQuery('request_log_prune', 'primary', drop));
+    for (const day of this.partitions) if (day + DAY_MS <= cutoff) this.partitions.delete(day);
+    return dropped;
+  }
+
+  /** Stops the timer and writes what is left. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+}
+
+/** A row as the insert's JSON has it, redacted. */
+function toRow(request: SeenRequest) {
+  return {
+    at: request.at,
+    key_id: request.keyId,
+    request_id: loggedRequestId(request.requestId),
+    method: request.method,
+    path: loggedPath(request.url),
+    status: request.status,
+    error_code: request.errorCode ?? null,
+    duration_ms: Math.round(request.durationMs * 100) / 100,
+    rows_returned: request.rows,
+  };
+}
