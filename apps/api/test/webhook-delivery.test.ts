@@ -6,6 +6,7 @@ import type { Alert, Event } from '@domain-index/contract';
 import { sql } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import type { SourceConfig } from '@domain-index/indexer';
+import { simpleParser } from 'mailparser';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertContext } from '../src/alerts/alert-deps';
@@ -15,11 +16,14 @@ import { createKey } from '../src/auth/key-store';
 import { systemClock } from '../src/clock';
 import { importBatch } from '../src/indexing/import-batch';
 import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/config';
+import { Mailer } from '../src/mail/mailer';
 import { loadCursorSecret } from '../src/search/cursor-secret';
 import { parseAllowedHosts, type AllowList } from '../src/webhooks/address-rules';
 import type { Resolver } from '../src/webhooks/safe-request';
 import { jsonlFeed } from './support/feeds';
 import { startCommand, until } from './support/processes';
+import { startSmtpSink } from './support/smtp-sink-process';
 import { startApi, type RunningApi } from './support/start-api';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
@@ -49,7 +53,7 @@ for (const { engine, skip } of testEngines()) {
     let names = 0;
 
     /** The delivery as the worker runs it, with a short retry schedule and disable window. */
-    async function deliveries(options: { schedule?: number[]; disableAfterMs?: number; allowList?: AllowList; resolve?: Resolver } = {}) {
+    async function deliveries(options: { schedule?: number[]; disableAfterMs?: number; allowList?: AllowList; resolve?: Resolver; mailer?: Mailer } = {}) {
       const context = new AlertContext(test.database, { allowList: options.allowList ?? loopback });
       return deliveryTask({
         database: test.database,
@@ -62,6 +66,7 @@ for (const { engine, skip } of testEngines()) {
         schedule: options.schedule ?? [0, 1, 1],
         disableAfterMs: options.disableAfterMs ?? 3_600_000,
         ...(options.resolve !== undefined && { resolve: options.resolve }),
+        ...(options.mailer !== undefined && { mailer: options.mailer }),
       });
     }
     const create = async (body: Record<string, unknown>) => {
@@ -147,12 +152,22 @@ for (const { engine, skip } of testEngines()) {
       receiver.answerWith(() => ({ status: 503, headers: { 'retry-after': '0' } }));
       const failing = await create({ name: 'down', query: 'type=listing.added', webhook_url: receiver.url });
       await addListings(1);
-      const task = await deliveries({ schedule: [0, 1, 1, 1, 1, 1, 1], disableAfterMs: 1_500 });
+      // with SMTP configured, the owner is told by mail as well as in the dashboard
+      const sink = await startSmtpSink({ user: 'hooks', password: 'notice' });
+      const { mail } = loadConfig({ SMTP_URL: `smtp://hooks:notice@127.0.0.1:${sink.port}`, SMTP_FROM: 'Domain Index <alerts@example.com>' });
+      const mailer = new Mailer({ ...mail!, logger: silent });
+      const task = await deliveries({ schedule: [0, 1, 1, 1, 1, 1, 1], disableAfterMs: 1_500, mailer });
       await until('the webhook is disabled', async () => {
         await task.run();
         return (await get(failing.id)).webhook_state === 'disabled';
       });
       expect((await get(failing.id)).webhook_disabled_reason).toMatch(/^every attempt has failed since 20\d\d-/);
+      await sink.waitForMessages(1);
+      const notice = await simpleParser(sink.messages[0]!.raw);
+      expect(sink.messages[0]!.to).toEqual(['hooks@example.com']);
+      expect(notice.subject).toBe('Webhook turned off: alert "down"');
+      expect(notice.text).toContain('is turned off: every attempt has failed since');
+      expect(notice.text).toContain(`http://127.0.0.1/dashboard/alerts/${failing.id}`);
       const count = receiver.received.length;
       await addListings(1);
       for (let i = 0; i < 5; i += 1) await task.run();
@@ -167,6 +182,10 @@ for (const { engine, skip } of testEngines()) {
         return (await get(gone.id)).webhook_state === 'disabled';
       });
       expect((await get(gone.id)).webhook_disabled_reason).toBe('the receiver answered 410 Gone');
+      await sink.waitForMessages(2);
+      expect((await simpleParser(sink.messages[1]!.raw)).text).toContain('is turned off: the receiver answered 410 Gone.');
+      mailer.close();
+      await sink.stop();
       await api.raw(`/api/v1/alerts/${gone.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     });
 

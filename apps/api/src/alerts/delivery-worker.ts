@@ -3,6 +3,7 @@ import type { Mailer } from '../mail/mailer';
 import type { BackgroundTask } from '../background/background-loop';
 import { DELIVERY_LOG_DAYS } from '../routes/alert-deliveries';
 import { sendDueDigests } from './digests';
+import { webhookDisabledNotice } from './disabled-notice';
 import { fillOutbox } from './outbox';
 import { sendDueMessages, type SenderSettings } from './webhook-sender';
 
@@ -25,6 +26,11 @@ export interface DeliveryWorkerOptions extends SenderSettings {
  */
 export function deliveryTask(options: DeliveryWorkerOptions): BackgroundTask {
   const { database, clock, logger } = options;
+  // with SMTP, an owner whose webhook is turned off is told by mail too (the dashboard shows it)
+  const settings: SenderSettings =
+    options.mailer === undefined || options.onDisabled !== undefined
+      ? options
+      : { ...options, onDisabled: webhookDisabledNotice({ database, mailer: options.mailer, publicUrl: options.publicUrl, logger }) };
   let nextCleanup = 0;
   return {
     name: 'alert deliveries',
@@ -32,7 +38,7 @@ export function deliveryTask(options: DeliveryWorkerOptions): BackgroundTask {
       const now = clock.now();
       const queued = await fillOutbox(database, now);
       if (queued > 0) logger.debug({ queued }, 'queued webhook messages');
-      await sendDueMessages(database, options);
+      await sendDueMessages(database, settings);
       if (options.mailer !== undefined) {
         const mailed = await sendDueDigests(database, { mailer: options.mailer, clock, logger, publicUrl: options.publicUrl, secret: options.secret });
         if (mailed > 0) logger.info({ mailed }, 'sent email digests');

@@ -184,5 +184,9 @@ async function record(database: Database, settings: SenderSettings, alert: Alert
       disable !== undefined ? 'webhook disabled' : next === null ? 'webhook message failed: its retries are spent' : 'webhook attempt failed; it will be retried',
     );
   }
-  if (disable !== undefined) await settings.onDisabled?.(alert, disable).catch(() => undefined);
+  if (disable !== undefined) {
+    await settings.onDisabled?.(alert, disable).catch((error: unknown) => {
+      settings.logger.warn({ alertId: alert.id, err: error }, 'telling the owner their webhook was turned off failed');
+    });
+  }
 }
