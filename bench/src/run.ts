@@ -161,7 +161,7 @@ const importAgain = await measureImport(BENCH.databaseUrl, BENCH.importDatabaseU
 log('embedded (PGlite)...');
 const dataDir = join(scratch, 'pglite');
 const embedded = await startApi({ DATA_DIR: dataDir, DATABASE_URL: '' });
-const embeddedKey = /(dix_test_\w+)/.exec(embedded.output())?.[1];
+const embeddedKey = /(dix_(?:live|test)_\w+)/.exec(embedded.output())?.[1];
 const pglite: { name: string; p50: number; p99: number }[] = [];
 const embeddedGet = async (path: string) => {
   const response = await fetch(`${embedded.url}/api/v1${path}`, { headers: { Authorization: `Bearer ${embeddedKey ?? ''}` } });

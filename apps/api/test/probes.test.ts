@@ -186,7 +186,7 @@ describe('draining on SIGTERM', () => {
         if (server.child.exitCode !== null) throw new Error(`serve exited early:\n${server.output()}`);
         return server.stdout().includes('listening on');
       }, 90_000);
-      const key = /(dix_test_\w+)/.exec(server.stdout())![1]!;
+      const key = /(dix_(?:live|test)_\w+)/.exec(server.stdout())![1]!;
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       server.child.kill('SIGTERM');
       // readiness fails before this line is logged

@@ -44,7 +44,7 @@ export async function startLiveApi(env: Readonly<Record<string, string>> = {}): 
     });
     child.once('exit', (code) => reject(new Error(`the API exited with ${String(code)}: ${stdout}`)));
   });
-  const apiKey = /(dix_test_[0-9A-Za-z]+)/.exec(stdout)?.[1];
+  const apiKey = /(dix_(?:live|test)_[0-9A-Za-z]+)/.exec(stdout)?.[1];
   if (apiKey === undefined) throw new Error(`no demo key in: ${stdout}`);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
