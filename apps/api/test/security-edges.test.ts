@@ -226,6 +226,18 @@ describe('keys in URLs', () => {
     expect(accessLines(api, 'fake-key-1')[0]).toMatchObject({ req: { url: '/api/v1/domains?search=%5Bredacted%5D' } });
   });
 
+  it('never echoes or logs a key sent as the X-Request-Id, and keeps a plain id of the client', async () => {
+    const { key } = await createKey(api.test.database, { planId: 'pro', environment: 'live' });
+    const keyed = await api.raw('/api/v1/stats', { headers: { authorization: `Bearer ${key}`, 'x-request-id': key } });
+    expect(keyed.status).toBe(200);
+    const given = keyed.headers.get('x-request-id');
+    expect(given).toMatch(/^req_[0-9a-f-]{36}$/);
+    expect(accessLines(api, given!)).toHaveLength(1);
+    expect(api.logLines.join('\n')).not.toContain(key);
+    const plain = await api.raw('/api/v1/stats', { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'client-trace-0001' } });
+    expect(plain.headers.get('x-request-id')).toBe('client-trace-0001');
+  });
+
   it("logs the client address, the key's id and the process id, never the key", async () => {
     const { id, key } = await createKey(api.test.database, { planId: 'pro', environment: 'live' });
     await api.raw('/api/v1/stats', { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'access-fields-1', 'x-forwarded-for': '203.0.113.77' } });
