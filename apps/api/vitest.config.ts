@@ -1,5 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { testTimeout: 30_000, hookTimeout: 60_000 },
+  // Hang guards, not timing checks: generous, so that a loaded 2-core runner (a browser, a
+  // PostgreSQL of a test's own, a benchmark beside the suite) is slow, never failed.
+  test: { testTimeout: 120_000, hookTimeout: 180_000 },
 });

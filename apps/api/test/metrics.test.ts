@@ -110,7 +110,9 @@ describe.skipIf(postgresSkipped || redisUrl === undefined)(
       expect(delta('domain_index_error_responses_total', { code: 'not_found' })).toBe(5);
       expect(delta('domain_index_error_responses_total', { code: 'missing_api_key' })).toBe(5);
       expect(delta('domain_index_rate_limit_decisions_total', { decision: 'allowed' })).toBe(20);
-      expect(delta('domain_index_search_totals_total', { accuracy: 'exact' })).toBe(12);
+      // every search's total counted once: exact, or planned when the count ran out of its budget
+      // (as it does on a loaded machine: the API's answer, not a fault)
+      expect(delta('domain_index_search_totals_total')).toBe(12);
       expect(
         delta('domain_index_db_query_duration_seconds', { kind: 'search_page', node: 'primary' }),
       ).toBe(12);
@@ -128,11 +130,16 @@ describe.skipIf(postgresSkipped || redisUrl === undefined)(
 
     it('adds no series for 1,000 requests to random unknown paths', async () => {
       await get(`${api}/warm-up-the-unmatched-series`);
-      // the request log writes the keyed requests of the test before within a second, a series of
-      // its own (not of any path): wait for it, so that only the unknown paths could add series
+      // the keyed requests of the test before are written off the request path, the usage counts
+      // and the request log each within a second or so, each its own series (of a statement kind,
+      // never of a path): wait for both, so that only the unknown paths could add series
+      const background = ['usage_flush', 'request_log_prune'];
       await expect
-        .poll(async () => (await scrape(admin)).some((s) => s.name === 'domain_index_db_query_duration_seconds_count' && s.labels.kind === 'request_log_prune'), { timeout: 15_000 })
-        .toBe(true);
+        .poll(async () => {
+          const kinds = new Set((await scrape(admin)).filter((s) => s.name === 'domain_index_db_query_duration_seconds_count').map((s) => s.labels.kind));
+          return background.filter((kind) => !kinds.has(kind));
+        }, { timeout: 30_000 })
+        .toEqual([]);
       const requestSeries = (series: Series[]) =>
         new Set(
           series
@@ -152,7 +159,8 @@ describe.skipIf(postgresSkipped || redisUrl === undefined)(
         );
       }
       const afterSeries = await scrape(admin);
-      expect(requestSeries(afterSeries)).toEqual(before);
+      const added = [...requestSeries(afterSeries)].filter((series) => !before.has(series));
+      expect(added).toEqual([]);
       expect(
         total(afterSeries, 'http_request_duration_seconds', { route: 'unmatched' }),
       ).toBeGreaterThanOrEqual(1_001);
