@@ -127,7 +127,7 @@ describe.skipIf(skipped || testEngines().find((e) => e.engine === 'postgres')!.s
       const serve = startServe({ ...env, PORT: String(port), HOST: '127.0.0.1', ADMIN_PORT: String(apiAdmin) });
       const sync1 = startCommand(['sync'], { ...env, ADMIN_PORT: String(sync1Admin) });
       processes.push(serve, sync1);
-      await until('the first worker fetches the feed', () => good.requests === 1, 30_000);
+      await until('the first worker fetches the feed', () => good.requests === 1, 90_000);
       processes.push(startCommand(['sync'], { ...env, ADMIN_PORT: String(sync2Admin) }));
       for (const [name, address] of Object.entries(admins))
         await until(`${name} is ready`, async () => {
@@ -162,7 +162,7 @@ describe.skipIf(skipped || testEngines().find((e) => e.engine === 'postgres')!.s
 
     const query = (expr: string) => prometheus!.api<{ result: Sample[] }>('query', { query: expr }).then((data) => data.result);
 
-    it('scrapes every process, finds every metric the rules name, and evaluates every rule without error', { timeout: 90_000 }, async () => {
+    it('scrapes every process, finds every metric the rules name, and evaluates every rule without error', { timeout: 240_000 }, async () => {
       // a request, so that the API's request histogram has a series
       expect((await fetch(`${api}/api/v1/stats`)).status).toBe(401);
       await until('Prometheus scrapes all three processes', async () => {
@@ -185,15 +185,15 @@ describe.skipIf(skipped || testEngines().find((e) => e.engine === 'postgres')!.s
       }, 30_000);
     });
 
-    it('hears the same source state from both workers, the one that skipped included, and pends exactly the alerts that apply', { timeout: 90_000 }, async () => {
-      await until('the first worker applies the batch', async () => (await query('domain_index_sync_batches_total{source="loop", outcome="switched"} == 1')).length === 1, 30_000);
+    it('hears the same source state from both workers, the one that skipped included, and pends exactly the alerts that apply', { timeout: 240_000 }, async () => {
+      await until('the first worker applies the batch', async () => (await query('domain_index_sync_batches_total{source="loop", outcome="switched"} == 1')).length === 1, 90_000);
       expect(processes[2]!.output()).toContain('sync skipped: another worker is syncing this source');
       // the worker that skipped rereads the database: both report the one success
       await until('both workers report the same last success', async () => {
         const success = await query('domain_index_sync_last_success_timestamp_seconds{source="loop"}');
         return success.length === 2 && success[0]!.value[1] === success[1]!.value[1];
       }, 40_000);
-      await until('both workers report the failed source', async () => (await query('domain_index_sync_last_outcome{source="gone", outcome="failed"} == 1')).length === 2, 40_000);
+      await until('both workers report the failed source', async () => (await query('domain_index_sync_last_outcome{source="gone", outcome="failed"} == 1')).length === 2, 90_000);
       const failures = await query('domain_index_sync_consecutive_failures{source="gone"}');
       expect(failures.map((sample) => Number(sample.value[1]))).toEqual([failures[0]!.value[1], failures[0]!.value[1]].map(Number));
       expect(Number(failures[0]!.value[1])).toBeGreaterThanOrEqual(1);

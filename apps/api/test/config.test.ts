@@ -176,7 +176,7 @@ describe('configuration', () => {
 const withoutPostgres = testEngines().find((entry) => entry.engine === 'postgres')!.skip;
 
 describe.skipIf(withoutPostgres)('serve on a wildcard address without PUBLIC_URL', () => {
-  it('announces links to 127.0.0.1 on stdout and warns once on stderr that PUBLIC_URL should be set', { timeout: 90_000 }, async () => {
+  it('announces links to 127.0.0.1 on stdout and warns once on stderr that PUBLIC_URL should be set', { timeout: 240_000 }, async () => {
     const test = await createTestDatabase('postgres');
     const port = await freePort();
     const server = startServe({ DATABASE_URL: test.url!, HOST: '0.0.0.0', PORT: String(port), LOG_LEVEL: 'silent' });

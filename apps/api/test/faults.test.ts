@@ -305,7 +305,7 @@ describe.skipIf(ownClustersSkipped())('PostgreSQL stopped or a backend terminate
     await cluster.stop();
     for (const path of PATHS) await expect503(api, path, KEY_LOOKUP_UNAVAILABLE);
     await cluster.start();
-    await until('the API serves again', async () => (await api.get('/api/v1/domains?status=all')).status === 200, 20_000);
+    await until('the API serves again', async () => (await api.get('/api/v1/domains?status=all')).status === 200, 60_000);
     for (const path of PATHS) expect((await api.get(path)).status, path).not.toBeGreaterThanOrEqual(500);
   });
 });

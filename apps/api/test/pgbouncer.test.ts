@@ -114,7 +114,7 @@ describe.skipIf(skipped)('through PgBouncer in transaction mode (?pgbouncer=true
     const port = await freePort();
     const api: ServeProcess = startServe({ ...env, PORT: String(port), HOST: '127.0.0.1', QUERY_TIMEOUT_MS: '5000' });
     try {
-      await until('the API listens', () => api.stdout().includes('listening'), 30_000);
+      await until('the API listens', () => api.stdout().includes('listening'), 60_000);
       const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`, { headers: { Authorization: `Bearer ${key}` } });
       const answers: { path: string; status: number; ok: boolean }[] = [];
       for (let i = 0; i < 500; i += 1) {
@@ -146,7 +146,7 @@ describe.skipIf(skipped)('through PgBouncer in transaction mode (?pgbouncer=true
     const paths = ['/api/v1/domains', '/api/v1/domains?status=all&search=name1', '/api/v1/domains/name101pool.com', '/api/v1/stats'];
     const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`, { headers: { Authorization: `Bearer ${key}` } });
     try {
-      await until('the API listens', () => api.stdout().includes('listening'), 30_000);
+      await until('the API listens', () => api.stdout().includes('listening'), 60_000);
       for (const path of paths) expect((await get(path)).status, path).toBe(200);
       await pooler.admin('PAUSE api');
       for (const path of paths) {
@@ -222,7 +222,7 @@ describe.skipIf(skipped)('through PgBouncer without ?pgbouncer=true, or in sessi
     const port = await freePort();
     const api = startServe({ DATABASE_URL: pooler.url('api', false), PORT: String(port), HOST: '127.0.0.1', DATABASE_IDLE_TIMEOUT_MS: '1000', LOG_LEVEL: 'warn' });
     try {
-      await until('the API listens', () => api.stdout().includes('listening'), 30_000);
+      await until('the API listens', () => api.stdout().includes('listening'), 60_000);
       const response = await fetch(`http://127.0.0.1:${port}/api/v1/domains?status=all&limit=10`, { headers: { Authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
       expect(((await response.json()) as { total: { value: number } }).total.value).toBe(500);

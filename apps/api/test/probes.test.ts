@@ -40,7 +40,7 @@ describe.skipIf(ownClustersSkipped())('readiness while PostgreSQL is stopped', (
     await cluster.destroy();
   });
 
-  it('is 503 on the API port and the admin listener (domain_index_ready 0) while the server is down, 200 (1) again once it is back; liveness stays 200', { timeout: 120_000 }, async () => {
+  it('is 503 on the API port and the admin listener (domain_index_ready 0) while the server is down, 200 (1) again once it is back; liveness stays 200', { timeout: 240_000 }, async () => {
     const [port, adminPort] = [await freePort(), await freePort()];
     const server = startServe({ DATABASE_URL: cluster.url(), PORT: String(port), HOST: '127.0.0.1', ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn' });
     const status = async (url: string) => (await fetch(url)).status;
@@ -79,7 +79,7 @@ describe.skipIf(ownClustersSkipped())('readiness while PostgreSQL is stopped', (
 });
 
 describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readiness while searches fill the pool', () => {
-  it('stays 200 while every connection of the API pool waits on a slow search: the probe has a connection of its own', { timeout: 120_000 }, async () => {
+  it('stays 200 while every connection of the API pool waits on a slow search: the probe has a connection of its own', { timeout: 240_000 }, async () => {
     const test = await createTestDatabase('postgres');
     const { key } = await createKey(test.database, { planId: 'pro', environment: 'test' });
     const port = await freePort();
@@ -117,7 +117,7 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readi
 });
 
 describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readiness from SIGTERM until the listener closes', () => {
-  it('is 503 from SIGTERM until connections are refused, while a request in flight at SIGTERM completes; liveness stays 200', { timeout: 120_000 }, async () => {
+  it('is 503 from SIGTERM until connections are refused, while a request in flight at SIGTERM completes; liveness stays 200', { timeout: 240_000 }, async () => {
     const test = await createTestDatabase('postgres');
     const { key } = await createKey(test.database, { planId: 'pro', environment: 'test' });
     const port = await freePort();
@@ -133,7 +133,7 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readi
       const inFlight = fetch(`${base}/api/v1/domains?status=all&search=zzq`, { headers: { authorization: `Bearer ${key}` } });
       await untilWaiting(test.database, 'listings');
       server.child.kill('SIGTERM');
-      await until('serve says it is draining', () => server.output().includes('draining'), 20_000);
+      await until('serve says it is draining', () => server.output().includes('draining'), 60_000);
       // readiness and liveness, polled on fresh connections, from SIGTERM until the listener
       // closes; a request the listener does not take ends the polling, any answer is recorded
       const readiness: number[] = [];
@@ -177,7 +177,7 @@ describe('draining on SIGTERM', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('fails readiness at once, keeps serving requests through SHUTDOWN_DELAY_MS, then stops', { timeout: 120_000 }, async () => {
+  it('fails readiness at once, keeps serving requests through SHUTDOWN_DELAY_MS, then stops', { timeout: 240_000 }, async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const server = startServe({ DATA_DIR: join(dir, 'data'), PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '3000' });
@@ -190,7 +190,7 @@ describe('draining on SIGTERM', () => {
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       server.child.kill('SIGTERM');
       // readiness fails before this line is logged
-      await until('serve says it is draining', () => server.output().includes('draining'), 20_000);
+      await until('serve says it is draining', () => server.output().includes('draining'), 60_000);
       const draining = await fetch(`${base}/readyz`);
       expect(draining.status).toBe(503);
       expect(await draining.text()).toBe('not ready: draining\n');

@@ -279,10 +279,10 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
           await response.arrayBuffer();
         }
       });
-      await until('the load is answered', () => statuses.length >= 8, 30_000);
+      await until('the load is answered', () => statuses.length >= 8, 60_000);
       await replica.stop();
       const atStop = statuses.length;
-      await until('requests are answered with the replica stopped', () => statuses.length >= atStop + 20, 30_000);
+      await until('requests are answered with the replica stopped', () => statuses.length >= atStop + 20, 60_000);
       running = false;
       await Promise.all(loops).catch((error: unknown) => {
         console.log('SERVE OUTPUT', server.output().slice(-3000));
@@ -429,7 +429,7 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
           () => server.stdout().includes('Domain Index API listening on'),
           60_000,
         );
-        await until('the key reached the replica and it is in use', inUse, 20_000);
+        await until('the key reached the replica and it is in use', inUse, 60_000);
         expect((await call()).status).toBe(200);
         expect(
           total(await metricsOf(adminPort), 'domain_index_db_query_duration_seconds', {
@@ -459,7 +459,7 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
           },
           20_000,
         );
-        await until('the replica is in use again', inUse, 20_000);
+        await until('the replica is in use again', inUse, 60_000);
 
         await revokeKey(primaryDb, id, 'revoked by the test', new Date());
         const revokedAt = Date.now();
@@ -490,7 +490,7 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
     const router = new ReplicaRouter(primaryDb, [throughProxy], metrics, silent, { maxLagMs: 5_000, checkIntervalMs: 100, readTimeoutMs: 1_000 });
     try {
       await router.start();
-      await until('the replica is in use', async () => (await whichNode(router)) === 'replica', 10_000);
+      await until('the replica is in use', async () => (await whichNode(router)) === 'replica', 30_000);
       proxy.freeze();
       // no reset, no answer: only the read timeout can tell
       expect(await whichNode(router)).toBe('primary');

@@ -110,7 +110,7 @@ describe.skipIf(postgresSkipped || redisUrl === undefined)('serve with WORKERS=2
       for (const workers of [1, 2]) {
         const server = serveWorkers(test.url!, port, workers);
         try {
-          const code = await Promise.race([server.exited, sleep(20_000, 'still running after 20 s')]);
+          const code = await Promise.race([server.exited, sleep(60_000, 'still running after 60 s')]);
           expect(code, `WORKERS=${workers}`).toBeTypeOf('number');
           expect(code, `WORKERS=${workers}`).not.toBe(0);
           expect(server.output()).toContain(`domain-index: cannot listen on 127.0.0.1:${port}: EADDRINUSE`);

@@ -90,7 +90,7 @@ for (const { engine, skip } of engines) {
       await failing.get('/api/v1/stats', { headers: { 'X-Request-Id': 'access-log-500-1' } });
       // each line is written once its response has finished, which may be after the client has it
       const logged = (source: RunningApi, id: string) => linesOf(source, id).some((line) => line.res !== undefined);
-      await until('the three requests are logged', () => logged(api, 'access-log-ok-1') && logged(api, 'access-log-404-1') && logged(failing, 'access-log-500-1'), 5_000);
+      await until('the three requests are logged', () => logged(api, 'access-log-ok-1') && logged(api, 'access-log-404-1') && logged(failing, 'access-log-500-1'), 30_000);
 
       const ok = linesOf(api, 'access-log-ok-1');
       expect(ok).toHaveLength(1);

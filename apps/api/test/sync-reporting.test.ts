@@ -47,7 +47,7 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('a fai
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows its error (never a secret), its failures in a row and its next due time everywhere alike', { timeout: 90_000 }, async () => {
+  it('shows its error (never a secret), its failures in a row and its next due time everywhere alike', { timeout: 240_000 }, async () => {
     const env = { DATABASE_URL: test.url!, SOURCES_FILE: sourcesFile, GONE_FEED_KEY: SECRET, LOG_LEVEL: 'warn' };
     const adminPort = await freePort();
     const admin = `http://127.0.0.1:${adminPort}`;

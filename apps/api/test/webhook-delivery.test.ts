@@ -250,7 +250,7 @@ describe.skipIf(postgres.skip)('webhook delivery across a killed sender, on Post
       // the receiver hangs: the first message is in flight when the sender is killed
       receiver.answerWith(() => 'hang');
       const first = startCommand(['sync'], env);
-      await until('a message is in flight', () => receiver.received.length >= 1, 30_000);
+      await until('a message is in flight', () => receiver.received.length >= 1, 60_000);
       first.child.kill('SIGKILL');
       await first.exited;
       receiver.releaseHanging();
