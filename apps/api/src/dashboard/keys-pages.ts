@@ -23,7 +23,7 @@ import {
   revealOfForm,
   storeReveal,
   takeReveal,
-  type RevealKind,
+  type KeyRevealKind,
 } from './key-reveal';
 import { keyStateCell } from './key-state';
 import { cardTable, cell, count, DASHBOARD, notice, noticeOf, page, utc } from './layout';
@@ -176,7 +176,7 @@ export function keysPages(deps: DashboardDeps): Router {
   const oncePerForm = async (
     res: Response,
     token: string,
-    make: (store: (kind: RevealKind) => WithNewKey) => Promise<void>,
+    make: (store: (kind: KeyRevealKind) => WithNewKey) => Promise<void>,
   ): Promise<string | undefined> => {
     const me = account(res);
     const earlier = await revealOfForm(deps.database, me.id, token, deps.clock.now());
@@ -268,6 +268,7 @@ export function keysPages(deps: DashboardDeps): Router {
         accountId: me.id,
         sessionToken: sessionToken(res)!,
         at: deps.clock.now(),
+        kinds: ['created', 'rotated'],
       });
       if (reveal === undefined) {
         missing(res, 'There is no such new key.');
