@@ -318,10 +318,13 @@ for (const { engine, skip } of testEngines()) {
       const page = words(await text(await browser.get(`/dashboard/alerts/${id}`)));
       expect(page).toMatch(/The webhook is turned off since 20\d\d-\d\d-\d\d \d\d:\d\d UTC: the receiver answered 410 Gone\. Matches are no longer sent to it\./);
       expect(page).not.toContain('Send test');
+      // the page an owner lands on says so too
+      expect(words(await text(await browser.get('/dashboard/keys')))).toContain('A webhook of your alerts is turned off: their matches are no longer sent. See your alerts.');
       receiver.answerWith(() => ({ status: 200 }));
       const on = await browser.post(`/dashboard/alerts/${id}/webhook-on`, {});
       expect(on.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=webhook-on`);
       expect(listRows(await text(await browser.get('/dashboard/alerts')))[0]!.State).toMatch(/^active /);
+      expect(await text(await browser.get('/dashboard/keys'))).not.toContain('turned off');
     });
 
     it('pages a long delivery log with an "older" link, newest first', async () => {

@@ -94,6 +94,8 @@ textarea{resize:vertical;font-family:ui-monospace,monospace;font-size:.9rem}
 label.check{display:flex;gap:.5rem;align-items:center}
 label.check input{width:auto}
 .toolbar{margin:1rem 0}
+.toolbar a.button{font-size:1rem;padding:.45rem .9rem}
+div.notice{margin:0 0 1rem}
 .notice p{margin:.25rem 0}
 .filter code{overflow-wrap:anywhere}
 dl.facts{display:grid;grid-template-columns:9rem minmax(0,1fr);gap:.4rem 1rem;margin:0 0 1rem;padding:.75rem 1rem;background:#fff;border:1px solid #d8dde3;border-radius:.5rem}
