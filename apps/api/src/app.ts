@@ -28,6 +28,7 @@ import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
 import { alertRoutes } from './routes/alerts';
 import { alertDeliveryRoutes } from './routes/alert-deliveries';
+import { AlertActions } from './alerts/alert-actions';
 import { AlertContext, type AlertSettings } from './alerts/alert-deps';
 import { jsonBody } from './http/json-body';
 import { UNSUBSCRIBE_PATH, unsubscribeRouter } from './alerts/unsubscribe-router';
@@ -111,19 +112,20 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(sendJson());
   if (deps.usage !== undefined) app.use(countUsage(deps.usage, deps.clock));
   if (deps.requestLog !== undefined) app.use(recordRequests(deps.requestLog, deps.clock));
-  if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, ...deps.dashboard }));
+  // One service for alerts behind the API and the dashboard alike.
+  const alertActions = new AlertActions(deps, new AlertContext(deps.database, deps.alerts));
+  if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, alerts: alertActions, ...deps.dashboard }));
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));
   app.use(PATH_PREFIX, ...jsonBody());
 
-  const alertContext = new AlertContext(deps.database, deps.alerts);
   const s = initServer();
   const router = s.router(contract, {
     searchDomains: searchRoute(deps, new CursorCodec(deps.cursorSecret)),
     getDomain: lookupRoute(deps),
     listEvents: eventsRoute(deps, new EventCursorCodec(deps.cursorSecret)),
-    ...alertRoutes(deps, alertContext),
-    ...alertDeliveryRoutes(deps),
+    ...alertRoutes(deps, alertActions),
+    ...alertDeliveryRoutes(deps, alertActions),
     getStats: statsRoute(deps),
   });
   createExpressEndpoints(contract, router, app, {

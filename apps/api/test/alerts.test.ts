@@ -80,6 +80,28 @@ for (const { engine, skip } of testEngines()) {
       expect((await send(free, 'GET', `/api/v1/alerts/${alert.id}`)).status).toBe(404);
     });
 
+    it("takes a pasted search URL as the change feed's filter for the same listings, and refuses what the search would", async () => {
+      const cases = [
+        ['https://di.example.com/api/v1/domains?tld=ai&max_price=500&sort=current_bid&order=asc&limit=100', 'max_price=500&status=auction&tld=ai'],
+        ['/api/v1/domains?search=cloud&status=all', 'search=cloud'],
+        ['https://di.example.com/api/v1/domains?status=dropping', 'status=dropping'],
+      ] as const;
+      for (const [query, stored] of cases) {
+        const created = await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'pasted', query, webhook_url: 'http://127.0.0.1:9/hooks' });
+        expect(created.status, query).toBe(201);
+        const alert = (await created.json()) as AlertWithSecret;
+        expect(alert.query, query).toBe(stored);
+        const changed = await send(keyOnly, 'PATCH', `/api/v1/alerts/${alert.id}`, { query });
+        expect(((await changed.json()) as Alert).query, query).toBe(stored);
+        expect((await send(keyOnly, 'DELETE', `/api/v1/alerts/${alert.id}`)).status).toBe(200);
+      }
+      const refused = await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'pasted', query: 'https://di.example.com/api/v1/domains?status=all&ending_within=6', webhook_url: 'http://127.0.0.1:9/hooks' });
+      expect(refused.status).toBe(400);
+      const body = (await refused.json()) as { error: { code: string; param: string; message: string } };
+      expect(body.error).toMatchObject({ code: 'invalid_parameter', param: 'query' });
+      expect(body.error.message).toMatch(/^query: ending_within/);
+    });
+
     it("answers 404 alert_not_found for another account's alert, to read, change, test, rotate or delete it", async () => {
       const mine = (await (await send(free, 'POST', '/api/v1/alerts', { name: 'mine', query: 'type=listing.added', webhook_url: 'http://127.0.0.1:9/x' })).json()) as Alert;
       for (const [method, path] of [

@@ -14,14 +14,15 @@ export const ALERT_LIMITS = { nameMaxLength: 100, queryMaxLength: 2_000, urlMaxL
 /**
  * An alert's filter: the query string of `GET /api/v1/events` (event types and every search
  * filter), without `after` and `limit`, validated by the events schema itself: a leading `?` or a
- * whole URL of the API (pasted from a browser) is accepted, and only its query is kept.
+ * whole URL of the API (pasted from a browser) is accepted, and only its query is kept; a search
+ * URL (`/api/v1/domains?...`) becomes the feed's filter for the same listings.
  */
 export const alertQuerySchema = z
   .string({ invalid_type_error: 'must be a query string like type=listing.added&tld=ai&max_price=500' })
   .max(ALERT_LIMITS.queryMaxLength, `must be at most ${ALERT_LIMITS.queryMaxLength} characters`);
 
 const QUERY_DESCRIPTION =
-  'The filter: the query string of GET /api/v1/events (type and every search filter, without after and limit), e.g. type=listing.added&tld=ai&max_price=500; a whole URL of the API is accepted and only its query kept. Checked like the events query: a bad filter is a 400 naming `query`';
+  'The filter: the query string of GET /api/v1/events (type and every search filter, without after and limit), e.g. type=listing.added&tld=ai&max_price=500; a whole URL of the API is accepted and only its query kept. A pasted search URL (/api/v1/domains?...) becomes the feed filter for the same listings: sort, order, limit and cursor are dropped, no status becomes status=auction (a search lists running auctions) and status=all becomes no status. Checked like the events query: a bad filter is a 400 naming `query`';
 
 const name = z
   .string({ invalid_type_error: 'must be text' })

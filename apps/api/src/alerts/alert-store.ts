@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Alert } from '@domain-index/contract';
 import { recordAudit } from '../accounts/audit';
-import { accounts, alerts, and, apiKeys, desc, eq, inArray, sql, webhookDeliveries, type AlertRow, type Database } from '@domain-index/db';
+import { accounts, alerts, and, apiKeys, desc, eq, inArray, sql, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 
 /** Who owns an alert: the key's account, or the key itself when it has none. */
 export type AlertOwner = { accountId: string; keyId?: undefined } | { keyId: string; accountId?: undefined };
@@ -93,12 +93,16 @@ export function alertObject(row: AlertRow, lastDelivery: LastDelivery | null): A
   };
 }
 
-/** Records an alert action in the owning account's audit log (an alert of a key without an account has none). */
+/**
+ * Records an alert action in the owning account's audit log (an alert of a key without an
+ * account has none), through `db` or in the transaction of the change. `keyId` is the key that
+ * acted, null when a person did in the dashboard.
+ */
 export async function auditAlertAction(
-  database: Database,
+  db: Pick<Drizzle, 'insert'>,
   owner: AlertOwner,
-  entry: { keyId: string; at: Date; ip: string | undefined; kind: 'alert_created' | 'alert_changed' | 'alert_deleted' | 'alert_secret_rotated' | 'alert_test_sent' | 'alert_message_resent'; detail: string },
+  entry: { keyId: string | null; at: Date; ip: string | null | undefined; kind: 'alert_created' | 'alert_changed' | 'alert_deleted' | 'alert_secret_rotated' | 'alert_test_sent' | 'alert_message_resent'; detail: string },
 ): Promise<void> {
   if (owner.accountId === undefined) return;
-  await recordAudit(database.db, { accountId: owner.accountId, at: entry.at, kind: entry.kind, ip: entry.ip ?? null, keyId: entry.keyId, detail: entry.detail });
+  await recordAudit(db, { accountId: owner.accountId, at: entry.at, kind: entry.kind, ip: entry.ip ?? null, keyId: entry.keyId, detail: entry.detail });
 }

@@ -1,7 +1,7 @@
 import { and, inArray, lt, sql, webhookAttempts, webhookDeliveries, type Database } from '@domain-index/db';
 import type { Mailer } from '../mail/mailer';
 import type { BackgroundTask } from '../background/background-loop';
-import { DELIVERY_LOG_DAYS } from '../routes/alert-deliveries';
+import { DELIVERY_LOG_DAYS } from './delivery-log';
 import { sendDueDigests } from './digests';
 import { webhookDisabledNotice } from './disabled-notice';
 import { fillOutbox } from './outbox';

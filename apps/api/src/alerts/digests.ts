@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
 import { html } from '../dashboard/html';
 import { alertEventQuery } from './alert-query';
-import { nextDigestDue } from '../routes/alerts';
+import { nextDigestDue } from './alert-actions';
 import { unsubscribeToken } from './unsubscribe-token';
 
 /** Matches listed in one digest; the rest are counted. */

@@ -27,7 +27,7 @@ form.filters{display:flex;flex-wrap:wrap;gap:.75rem;align-items:end;margin:0 0 1
 form.filters label{flex:1 1 14rem;max-width:24rem}
 form.filters input,form.filters select{height:2.6rem}
 label{display:grid;gap:.25rem;font-weight:600}
-input,select{font:inherit;font-weight:400;padding:.5rem;border:1px solid #aab3bd;border-radius:.35rem;width:100%;background:#fff}
+input,select,textarea{font:inherit;font-weight:400;padding:.5rem;border:1px solid #aab3bd;border-radius:.35rem;width:100%;background:#fff}
 button{font:inherit;padding:.45rem .9rem;border-radius:.35rem;border:1px solid #14213d;background:#14213d;color:#fff;cursor:pointer}
 button.danger{background:#b42318;border-color:#b42318}
 button.quiet{background:#fff;color:#14213d}
@@ -85,6 +85,23 @@ svg.chart text.limit-label{fill:#b42318;stroke:#fff;stroke-width:3px;paint-order
 .o-unsplit{fill:#a0aec0;background:#a0aec0}
 .limit-swatch{height:.2rem;width:1.2rem;background:#b42318;border-radius:0}
 .legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0;padding:0;list-style:none;font-size:.9rem}
+form.stack.wide{max-width:40rem}
+form.inline{display:inline;margin:0}
+textarea{resize:vertical;font-family:ui-monospace,monospace;font-size:.9rem}
+.hint{font-weight:400;font-size:.85rem;color:#4a5563;margin:0}
+.field-error{font-weight:600;font-size:.9rem;color:#b42318}
+[aria-invalid=true]{border-color:#b42318;outline:1px solid #b42318}
+label.check{display:flex;gap:.5rem;align-items:center}
+label.check input{width:auto}
+.toolbar{margin:1rem 0}
+.toolbar a.button{font-size:1rem;padding:.45rem .9rem}
+div.notice{margin:0 0 1rem}
+.notice p{margin:.25rem 0}
+.filter code{overflow-wrap:anywhere}
+dl.facts{display:grid;grid-template-columns:9rem minmax(0,1fr);gap:.4rem 1rem;margin:0 0 1rem;padding:.75rem 1rem;background:#fff;border:1px solid #d8dde3;border-radius:.5rem}
+dl.facts dt{font-weight:600;color:#4a5563}
+dl.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
+table.cards td.response{max-width:20rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:760px){
   main{padding:.75rem}
@@ -98,6 +115,8 @@ svg.chart text.limit-label{fill:#b42318;stroke:#fff;stroke-width:3px;paint-order
   table.cards td.blank{display:none}
   table.cards .num{text-align:left}
   table.cards .time{white-space:normal}
+  dl.facts{grid-template-columns:6.5rem minmax(0,1fr);gap:.3rem .5rem;padding:.6rem .75rem}
+  table.cards td.response{max-width:none}
   table.compact{font-size:.85rem}
   table.compact th,table.compact td{padding:.3rem .35rem}
 }

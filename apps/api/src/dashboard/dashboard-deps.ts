@@ -1,6 +1,7 @@
 import type { Database } from '@domain-index/db';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Account } from '../accounts/account-store';
+import type { AlertActions } from '../alerts/alert-actions';
 import type { PasswordHasher } from '../accounts/passwords';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
@@ -21,6 +22,8 @@ export interface DashboardDeps {
   passwords: PasswordHasher;
   /** Sends "forgot password" links when SMTP_URL is set; without it, people are told to ask the operator. */
   mailer?: Mailer | undefined;
+  /** The actions on alerts, the same service the API's alert endpoints use. */
+  alerts: AlertActions;
 }
 
 /** What createApp is given for the dashboard; the rest of DashboardDeps comes from the app's own. */

@@ -13,6 +13,8 @@ import { keysPages } from './keys-pages';
 import { forgotPasswordPages } from './forgot-password-pages';
 import { DASHBOARD, NAV, page } from './layout';
 import { requestsPage } from './requests-page';
+import { alertsPages } from './alerts/alerts-router';
+import { sendNotFound } from './not-found';
 import { usagePage } from './usage-page';
 import { dashboardHeaders, sameOriginOnly } from './security';
 import { FORM_LIMITS, requestRefusal } from './request-refusal';
@@ -60,12 +62,11 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.use(keysPages(deps));
   router.use(usagePage(deps));
   router.use(requestsPage(deps));
+  router.use(alertsPages(deps));
   router.use(auditPage(deps));
   router.use(accountPages(deps));
   router.use((_req: Request, res: Response) => {
-    const email = signedIn(res)?.email;
-    const back = email === undefined ? html`<a href="${DASHBOARD}/sign-in">Sign in</a>` : html`<a href="${DASHBOARD}/keys">Go to your keys</a>`;
-    res.status(404).send(page({ title: 'Not found', email, body: html`<p>There is no such page. ${back}.</p>` }));
+    sendNotFound(res);
   });
   const failed: ErrorRequestHandler = (error: unknown, req, res, next) => {
     if (res.headersSent) {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, keyReveals, lt, type Database, type Drizzle } from '@domain-index/db';
+import { and, eq, gt, inArray, isNull, keyReveals, lt, type Database, type Drizzle } from '@domain-index/db';
 import { newPublicId } from '../accounts/secret-token';
 
 /** How long a new key waits for the page that shows it. */
@@ -51,7 +51,15 @@ function unseal(sealed: string, sessionToken: string, revealId: string): string 
 }
 
 /** What a new key is, for its page. */
-export type RevealKind = 'created' | 'rotated';
+export type KeyRevealKind = 'created' | 'rotated';
+/**
+ * What an alert's new signing secret is, for its page (the same one-time mechanism as keys):
+ * an alert made with a webhook, a rotated secret, a first webhook added to an alert; an alert
+ * made without one has no secret, but its row still recognises a form posted twice.
+ */
+export type AlertRevealKind = 'alert_created' | 'alert_rotated' | 'alert_webhook_added' | 'alert_created_no_secret';
+/** What a reveal holds. */
+export type RevealKind = KeyRevealKind | AlertRevealKind;
 
 /** A second post of a form whose first post made a key: the caller redirects to that key's page. */
 export class FormAlreadyPosted extends Error {
@@ -82,9 +90,11 @@ export async function revealOfForm(
 }
 
 /**
- * Stores a new key for the page that shows it, in the transaction that made it. A concurrent
- * post of the same form waits on the first one's row, then finds it there: FormAlreadyPosted,
- * which undoes this post's key. Expired rows of the account are deleted on the way.
+ * Stores a new key (or an alert's signing secret, `keyId` then naming the alert) for the page
+ * that shows it, in the transaction that made it. A concurrent post of the same form waits on
+ * the first one's row, then finds it there: FormAlreadyPosted, which undoes this post's key.
+ * Expired rows of the account are deleted on the way. A null `key` stores nothing to show:
+ * the row only recognises the form.
  */
 export async function storeReveal(
   tx: Pick<Drizzle, 'insert' | 'delete'>,
@@ -94,7 +104,7 @@ export async function storeReveal(
     sessionToken: string;
     kind: RevealKind;
     keyId: string;
-    key: string;
+    key: string | null;
     at: Date;
   },
 ): Promise<string> {
@@ -110,7 +120,7 @@ export async function storeReveal(
       accountId: options.accountId,
       keyId: options.keyId,
       kind: options.kind,
-      sealed: seal(options.key, options.sessionToken, id),
+      sealed: options.key === null ? null : seal(options.key, options.sessionToken, id),
       createdAt: options.at,
       expiresAt: new Date(options.at.getTime() + REVEAL_TTL_MS),
     })
@@ -121,19 +131,20 @@ export async function storeReveal(
 }
 
 /** What the page of a new key shows. */
-export type Reveal =
-  | { shown: 'now'; key: string; keyId: string; kind: RevealKind }
-  | { shown: 'before' | 'elsewhere' | 'expired'; keyId: string; kind: RevealKind };
+export type Reveal<Kind extends RevealKind = RevealKind> =
+  | { shown: 'now'; key: string; keyId: string; kind: Kind }
+  | { shown: 'before' | 'elsewhere' | 'expired'; keyId: string; kind: Kind };
 
 /**
  * Takes a new key out of its row to show it, once: the row is emptied in the same transaction,
  * so a reload (or a second tab) finds `before`. A session other than the one that made it finds
- * `elsewhere`, and the key stays for its own session. Undefined when the account has no such page.
+ * `elsewhere`, and the key stays for its own session. Undefined when the account has no such
+ * page of one of `kinds` (the keys' page never shows an alert's secret, nor the reverse).
  */
-export async function takeReveal(
+export async function takeReveal<Kind extends RevealKind>(
   database: Database,
-  options: { id: string; accountId: string; sessionToken: string; at: Date },
-): Promise<Reveal | undefined> {
+  options: { id: string; accountId: string; sessionToken: string; at: Date; kinds: readonly Kind[] },
+): Promise<Reveal<Kind> | undefined> {
   return database.db.transaction(async (tx) => {
     const [row] = await tx
       .select({
@@ -143,10 +154,10 @@ export async function takeReveal(
         expiresAt: keyReveals.expiresAt,
       })
       .from(keyReveals)
-      .where(and(eq(keyReveals.id, options.id), eq(keyReveals.accountId, options.accountId)))
+      .where(and(eq(keyReveals.id, options.id), eq(keyReveals.accountId, options.accountId), inArray(keyReveals.kind, [...options.kinds])))
       .for('update');
     if (row === undefined) return undefined;
-    const kind = row.kind as RevealKind;
+    const kind = row.kind as Kind;
     if (row.sealed === null) return { shown: 'before', keyId: row.keyId, kind };
     if (row.expiresAt <= options.at) return { shown: 'expired', keyId: row.keyId, kind };
     const key = unseal(row.sealed, options.sessionToken, options.id);

@@ -23,9 +23,10 @@ import {
   revealOfForm,
   storeReveal,
   takeReveal,
-  type RevealKind,
+  type KeyRevealKind,
 } from './key-reveal';
 import { keyStateCell } from './key-state';
+import { webhooksOffNotice } from './alerts/webhooks-off-notice';
 import { cardTable, cell, count, DASHBOARD, notice, noticeOf, page, utc } from './layout';
 
 const NAME_MAX = 60;
@@ -108,9 +109,10 @@ export function keysPages(deps: DashboardDeps): Router {
     '/keys',
     handle(async (req, res) => {
       const me = account(res);
-      const [keys, plan] = await Promise.all([
+      const [keys, plan, webhooksOff] = await Promise.all([
         listAccountKeys(deps.database, me.id, deps.clock.now()),
         planLimit(deps, me.planId),
+        webhooksOffNotice(deps, me.id),
       ]);
       const hourly = plan?.windowSeconds === 3600;
       res.send(
@@ -118,7 +120,7 @@ export function keysPages(deps: DashboardDeps): Router {
           title: 'API keys',
           email: me.email,
           section: SECTION,
-          body: html`${notice(noticeOf(NOTICES, req.query.notice), 'info')}
+          body: html`${webhooksOff} ${notice(noticeOf(NOTICES, req.query.notice), 'info')}
             <p>
               Plan <strong>${me.planId}</strong>: ${plan === undefined ? '?' : count(plan.limit)}
               requests per ${hourly ? 'hour' : `${plan?.windowSeconds ?? '?'} s`} per key. Send a
@@ -176,7 +178,7 @@ export function keysPages(deps: DashboardDeps): Router {
   const oncePerForm = async (
     res: Response,
     token: string,
-    make: (store: (kind: RevealKind) => WithNewKey) => Promise<void>,
+    make: (store: (kind: KeyRevealKind) => WithNewKey) => Promise<void>,
   ): Promise<string | undefined> => {
     const me = account(res);
     const earlier = await revealOfForm(deps.database, me.id, token, deps.clock.now());
@@ -268,6 +270,7 @@ export function keysPages(deps: DashboardDeps): Router {
         accountId: me.id,
         sessionToken: sessionToken(res)!,
         at: deps.clock.now(),
+        kinds: ['created', 'rotated'],
       });
       if (reveal === undefined) {
         missing(res, 'There is no such new key.');

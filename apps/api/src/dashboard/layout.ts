@@ -17,6 +17,7 @@ export interface NavEntry {
  */
 export const NAV: readonly NavEntry[] = [
   { path: '/keys', label: 'Keys' },
+  { path: '/alerts', label: 'Alerts' },
   { path: '/audit', label: 'Audit log' },
   { path: '/sessions', label: 'Sessions' },
   { path: '/password', label: 'Password' },

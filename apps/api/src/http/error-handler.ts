@@ -95,7 +95,7 @@ function canDecode(segment: string): boolean {
 }
 
 /** A JSON body of the wrong shape: 400 naming the first field at fault (`body` for the body as a whole). */
-function bodyError(error: z.ZodError): ApiError {
+export function bodyError(error: z.ZodError): ApiError {
   const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
   if (unknown !== undefined && unknown.code === 'unrecognized_keys') {
     const field = unknown.keys[0] ?? 'body';

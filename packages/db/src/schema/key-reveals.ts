@@ -20,7 +20,10 @@ export const keyReveals = pgTable(
     accountId: text('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    /** The key made: a new one (`created`) or a rotation's successor (`rotated`). */
+    /**
+     * The key made: a new one (`created`) or a rotation's successor (`rotated`); for an alert's
+     * new signing secret (`alert_...` kinds), the alert.
+     */
     keyId: text('key_id').notNull(),
     kind: text('kind').notNull(),
     /** AES-256-GCM of the key under a key derived from the session token; null once shown. */

@@ -1,0 +1,20 @@
+import { eq, plans } from '@domain-index/db';
+import type { Request, Response } from 'express';
+import type { AlertActor, AlertPlan } from '../../alerts/alert-actions';
+import { clientAddress } from '../../http/client-address';
+import { signedIn, type DashboardDeps } from '../dashboard-deps';
+
+/**
+ * The signed-in account acting on its alerts: it owns them (as every key of the account does
+ * through the API), a digest goes to its email, and the audit log names no key, a person acted.
+ */
+export function accountActor(req: Request, res: Response): AlertActor {
+  const me = signedIn(res)!;
+  return { owner: { accountId: me.id }, email: me.email, keyId: null, ip: clientAddress(req) };
+}
+
+/** The account's plan as far as alerts go; a plan missing from the table allows none (nothing is guessed). */
+export async function accountAlertPlan(deps: Pick<DashboardDeps, 'database'>, planId: string): Promise<AlertPlan> {
+  const [plan] = await deps.database.db.select({ id: plans.id, alertsLimit: plans.alertsLimit }).from(plans).where(eq(plans.id, planId));
+  return plan ?? { id: planId, alertsLimit: 0 };
+}

@@ -1,0 +1,167 @@
+import type { Request, Response, Router } from 'express';
+import type { AlertActor } from '../../alerts/alert-actions';
+import { ApiError } from '../../http/api-error';
+import { strictRouter } from '../../http/strict-router';
+import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { html } from '../html';
+import { DASHBOARD, page } from '../layout';
+import { sendNotFound } from '../not-found';
+import { accountActor } from './account-actor';
+import { changesOf, formErrorOf, readAlertForm } from './alert-form';
+import { sendAlertPage } from './alert-page';
+import { postedFormToken } from './form-token';
+import { oncePerForm, revealPath } from './secret-reveal';
+import { SECTION } from './section';
+
+const alertPath = (id: string) => `${DASHBOARD}/alerts/${id}`;
+
+/**
+ * The actions of an alert's page, each a form that posts and then redirects (post, redirect,
+ * get) with a fixed notice: edit, send a test, pause and resume, turn a webhook that was turned
+ * off back on, rotate the secret (shown once after the redirect), resend a message, and delete
+ * (after a confirmation page). They go through the same AlertActions as the API, so its rules
+ * and audit entries are theirs; another account's alert, or a made-up id, is the 404 page.
+ */
+export function alertActionRoutes(deps: DashboardDeps): Router {
+  const router = strictRouter();
+  const owned = async (req: Request, res: Response) => deps.alerts.find({ accountId: signedIn(res)!.id }, req.params.id ?? '');
+
+  /**
+   * Runs an action on the path's alert, then redirects to its page with `notice`; a refusal
+   * (an ApiError of 4xx) is shown above the page, anything else is a fault (the error page).
+   */
+  const act = (run: (actor: AlertActor, id: string, req: Request) => Promise<unknown>, noticeCode: string) =>
+    handle(async (req, res) => {
+      const alert = await owned(req, res);
+      if (alert === undefined) {
+        sendNotFound(res);
+        return;
+      }
+      try {
+        await run(accountActor(req, res), alert.id, req);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'delivery_not_found') {
+          sendNotFound(res);
+          return;
+        }
+        await sendAlertPage(deps, req, res, { status: error instanceof ApiError ? error.status : 400, refusal: formErrorOf(error).message });
+        return;
+      }
+      res.redirect(303, `${alertPath(alert.id)}?notice=${noticeCode}`);
+    });
+
+  router.post(
+    '/alerts/:id',
+    handle(async (req, res) => {
+      const row = await owned(req, res);
+      if (row === undefined) {
+        sendNotFound(res);
+        return;
+      }
+      const token = postedFormToken(req, res);
+      if (token === undefined) return;
+      const owner = { accountId: signedIn(res)!.id };
+      const values = readAlertForm(req);
+      try {
+        const alert = await deps.alerts.get(owner, row.id);
+        const changes = changesOf(alert, values, deps.alerts.digestsAvailable || alert.email_digest !== null);
+        if (Object.keys(changes).length === 0) {
+          res.redirect(303, `${alertPath(row.id)}?notice=unchanged`);
+          return;
+        }
+        // a first webhook URL makes a secret: shown once, on its own page
+        const { revealId } = await oncePerForm(deps, res, token, 'alert_webhook_added', (keep) => deps.alerts.update(accountActor(req, res), row.id, changes, keep));
+        res.redirect(303, revealId === undefined ? `${alertPath(row.id)}?notice=saved` : revealPath(revealId));
+      } catch (error) {
+        const refused = formErrorOf(error);
+        await sendAlertPage(deps, req, res, { status: error instanceof ApiError ? error.status : 400, edit: { values, error: refused } });
+      }
+    }),
+  );
+
+  router.post(
+    '/alerts/:id/test',
+    act((actor, id) => deps.alerts.sendTest(actor, id), 'test'),
+  );
+  router.post(
+    '/alerts/:id/pause',
+    act((actor, id) => deps.alerts.update(actor, id, { paused: true }), 'paused'),
+  );
+  router.post(
+    '/alerts/:id/resume',
+    act((actor, id) => deps.alerts.update(actor, id, { paused: false }), 'resumed'),
+  );
+  router.post(
+    '/alerts/:id/webhook-on',
+    act(async (actor, id) => {
+      const alert = await deps.alerts.get(actor.owner, id);
+      if (alert.webhook_url === null) throw new ApiError('invalid_parameter', 'the alert has no webhook to turn on; set a webhook URL below', 'id');
+      // setting the URL again is what turns a disabled webhook back on (the API's PATCH does the same)
+      return deps.alerts.update(actor, id, { webhook_url: alert.webhook_url });
+    }, 'webhook-on'),
+  );
+  router.post(
+    '/alerts/:id/deliveries/:deliveryId/resend',
+    act((actor, id, req) => deps.alerts.resend(actor, id, req.params.deliveryId ?? ''), 'resent'),
+  );
+
+  router.post(
+    '/alerts/:id/rotate-secret',
+    handle(async (req, res) => {
+      const row = await owned(req, res);
+      if (row === undefined) {
+        sendNotFound(res);
+        return;
+      }
+      const token = postedFormToken(req, res);
+      if (token === undefined) return;
+      try {
+        const { revealId } = await oncePerForm(deps, res, token, 'alert_rotated', (keep) => deps.alerts.rotateSecret(accountActor(req, res), row.id, keep));
+        if (revealId === undefined) throw new Error('a rotated secret has no page to show it');
+        res.redirect(303, revealPath(revealId));
+      } catch (error) {
+        await sendAlertPage(deps, req, res, { status: error instanceof ApiError ? error.status : 400, refusal: formErrorOf(error).message });
+      }
+    }),
+  );
+
+  router.get(
+    '/alerts/:id/delete',
+    handle(async (req, res) => {
+      const alert = await owned(req, res);
+      if (alert === undefined) {
+        sendNotFound(res);
+        return;
+      }
+      res.send(
+        page({
+          title: 'Delete this alert?',
+          email: signedIn(res)!.email,
+          section: SECTION,
+          body: html`<p>
+              <strong>${alert.name}</strong> and its queued messages are deleted: nothing more is delivered for it, and its delivery log goes
+              with it. This cannot be undone.
+            </p>
+            <form method="post" action="${alertPath(alert.id)}/delete">
+              <button type="submit" class="danger">Delete</button>
+              <a href="${alertPath(alert.id)}">Cancel</a>
+            </form>`,
+        }),
+      );
+    }),
+  );
+  router.post(
+    '/alerts/:id/delete',
+    handle(async (req, res) => {
+      const alert = await owned(req, res);
+      if (alert === undefined) {
+        sendNotFound(res);
+        return;
+      }
+      await deps.alerts.delete(accountActor(req, res), alert.id);
+      res.redirect(303, `${DASHBOARD}/alerts?notice=deleted`);
+    }),
+  );
+  return router;
+}
+

@@ -1,0 +1,25 @@
+import type { Request, Response } from 'express';
+import { signedIn } from '../dashboard-deps';
+import { html } from '../html';
+import { isFormToken } from '../key-reveal';
+import { DASHBOARD, page } from '../layout';
+import { SECTION } from './section';
+
+/**
+ * The one-time token a form that may make a secret carries, or undefined after answering 400
+ * (a form from before this version, or hand-made): without it a second post could not be told
+ * from a new one.
+ */
+export function postedFormToken(req: Request, res: Response): string | undefined {
+  const token = (req.body as Record<string, unknown> | undefined)?.form_token;
+  if (typeof token === 'string' && isFormToken(token)) return token;
+  res.status(400).send(
+    page({
+      title: 'This form has expired',
+      email: signedIn(res)!.email,
+      section: SECTION,
+      body: html`<p>Open the page again and send its form from there. <a href="${DASHBOARD}/alerts">Back to your alerts</a></p>`,
+    }),
+  );
+  return undefined;
+}

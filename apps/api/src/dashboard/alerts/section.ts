@@ -1,0 +1,2 @@
+/** The NAV path the alerts' pages belong to. */
+export const SECTION = '/alerts';

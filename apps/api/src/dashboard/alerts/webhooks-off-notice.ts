@@ -1,0 +1,17 @@
+import { alerts, and, eq, isNotNull } from '@domain-index/db';
+import type { DashboardDeps } from '../dashboard-deps';
+import { html, type SafeHtml } from '../html';
+import { DASHBOARD } from '../layout';
+
+/**
+ * A notice for the page an owner lands on (the keys page) while a webhook of the account is
+ * turned off (410 Gone, or failing for days): its matches are being missed until they act.
+ */
+export async function webhooksOffNotice(deps: Pick<DashboardDeps, 'database'>, accountId: string): Promise<SafeHtml> {
+  const off = await deps.database.db.$count(alerts, and(eq(alerts.accountId, accountId), isNotNull(alerts.webhookDisabledAt)));
+  if (off === 0) return html``;
+  return html`<p class="notice error" role="alert">
+    <strong>${off === 1 ? 'A webhook of your alerts is turned off' : `${off} webhooks of your alerts are turned off`}</strong>: their matches are no longer
+    sent. <a href="${DASHBOARD}/alerts">See your alerts</a>.
+  </p>`;
+}
