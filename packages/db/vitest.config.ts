@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { testTimeout: 30_000, hookTimeout: 60_000 },
+  // Hang guards, not timing checks (see apps/api/vitest.config.ts).
+  test: { testTimeout: 120_000, hookTimeout: 180_000 },
 });
