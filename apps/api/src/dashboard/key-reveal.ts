@@ -136,6 +136,18 @@ export type Reveal<Kind extends RevealKind = RevealKind> =
   | { shown: 'before' | 'elsewhere' | 'expired'; keyId: string; kind: Kind };
 
 /**
+ * Why a reveal shows nothing now, in words for its page; `before` is the caller's, since what is
+ * kept of a key (a hash) differs from what is kept of a signing secret (sealed, to sign with).
+ */
+export function notShownReason(shown: 'before' | 'elsewhere' | 'expired', before: string): string {
+  return {
+    before,
+    elsewhere: 'It was made in another browser session, and is shown only there.',
+    expired: 'It was not opened within 10 minutes of being made, so it can no longer be shown.',
+  }[shown];
+}
+
+/**
  * Takes a new key out of its row to show it, once: the row is emptied in the same transaction,
  * so a reload (or a second tab) finds `before`. A session other than the one that made it finds
  * `elsewhere`, and the key stays for its own session. Undefined when the account has no such

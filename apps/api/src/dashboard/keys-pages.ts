@@ -20,6 +20,7 @@ import {
   FormAlreadyPosted,
   isFormToken,
   newFormToken,
+  notShownReason,
   revealOfForm,
   storeReveal,
   takeReveal,
@@ -285,13 +286,10 @@ export function keysPages(deps: DashboardDeps): Router {
           ? html``
           : html`<strong>${keyName(key)}</strong> (<code>${key.displayPrefix}…</code>)`;
       if (reveal.shown !== 'now') {
-        const why = {
-          before:
-            'It was shown once, when it was made, and cannot be shown again: only a hash of it is kept.',
-          elsewhere: 'It was made in another browser session, and is shown only there.',
-          expired:
-            'It was not opened within 10 minutes of being made, so it can no longer be shown.',
-        }[reveal.shown];
+        const why = notShownReason(
+          reveal.shown,
+          'It was shown once, when it was made, and cannot be shown again: only a hash of it is kept.',
+        );
         res.send(
           page({
             title,

@@ -24,27 +24,28 @@ const alertPath = (id: string) => `${DASHBOARD}/alerts/${id}`;
  */
 export function alertActionRoutes(deps: DashboardDeps): Router {
   const router = strictRouter();
-  const owned = async (req: Request, res: Response) => deps.alerts.find({ accountId: signedIn(res)!.id }, req.params.id ?? '');
+  /** A handler for the path's alert when it is the signed-in account's; any other id is the 404 page. */
+  const onOwnAlert = (run: (alert: { id: string; name: string }, req: Request, res: Response) => Promise<void> | void) =>
+    handle(async (req, res) => {
+      const alert = await deps.alerts.find({ accountId: signedIn(res)!.id }, req.params.id ?? '');
+      if (alert === undefined) sendNotFound(res);
+      else await run(alert, req, res);
+    });
+  /** A refusal (an ApiError of 4xx) shown above the alert's page. */
+  const refuse = (req: Request, res: Response, error: unknown) =>
+    sendAlertPage(deps, req, res, { status: error instanceof ApiError ? error.status : 400, refusal: formErrorOf(error).message });
 
   /**
    * Runs an action on the path's alert, then redirects to its page with `notice`; a refusal
    * (an ApiError of 4xx) is shown above the page, anything else is a fault (the error page).
    */
   const act = (run: (actor: AlertActor, id: string, req: Request) => Promise<unknown>, noticeCode: string) =>
-    handle(async (req, res) => {
-      const alert = await owned(req, res);
-      if (alert === undefined) {
-        sendNotFound(res);
-        return;
-      }
+    onOwnAlert(async (alert, req, res) => {
       try {
         await run(accountActor(req, res), alert.id, req);
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'delivery_not_found') {
-          sendNotFound(res);
-          return;
-        }
-        await sendAlertPage(deps, req, res, { status: error instanceof ApiError ? error.status : 400, refusal: formErrorOf(error).message });
+        if (error instanceof ApiError && error.code === 'delivery_not_found') sendNotFound(res);
+        else await refuse(req, res, error);
         return;
       }
       res.redirect(303, `${alertPath(alert.id)}?notice=${noticeCode}`);
@@ -52,12 +53,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
 
   router.post(
     '/alerts/:id',
-    handle(async (req, res) => {
-      const row = await owned(req, res);
-      if (row === undefined) {
-        sendNotFound(res);
-        return;
-      }
+    onOwnAlert(async (row, req, res) => {
       const token = postedFormToken(req, res);
       if (token === undefined) return;
       const owner = { accountId: signedIn(res)!.id };
@@ -107,12 +103,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
 
   router.post(
     '/alerts/:id/rotate-secret',
-    handle(async (req, res) => {
-      const row = await owned(req, res);
-      if (row === undefined) {
-        sendNotFound(res);
-        return;
-      }
+    onOwnAlert(async (row, req, res) => {
       const token = postedFormToken(req, res);
       if (token === undefined) return;
       try {
@@ -120,19 +111,14 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
         if (revealId === undefined) throw new Error('a rotated secret has no page to show it');
         res.redirect(303, revealPath(revealId));
       } catch (error) {
-        await sendAlertPage(deps, req, res, { status: error instanceof ApiError ? error.status : 400, refusal: formErrorOf(error).message });
+        await refuse(req, res, error);
       }
     }),
   );
 
   router.get(
     '/alerts/:id/delete',
-    handle(async (req, res) => {
-      const alert = await owned(req, res);
-      if (alert === undefined) {
-        sendNotFound(res);
-        return;
-      }
+    onOwnAlert((alert, _req, res) => {
       res.send(
         page({
           title: 'Delete this alert?',
@@ -152,12 +138,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   );
   router.post(
     '/alerts/:id/delete',
-    handle(async (req, res) => {
-      const alert = await owned(req, res);
-      if (alert === undefined) {
-        sendNotFound(res);
-        return;
-      }
+    onOwnAlert(async (alert, req, res) => {
       await deps.alerts.delete(accountActor(req, res), alert.id);
       res.redirect(303, `${DASHBOARD}/alerts?notice=deleted`);
     }),

@@ -3,7 +3,7 @@ import type { AlertWithSecret, SecretKeeper } from '../../alerts/alert-actions';
 import { strictRouter } from '../../http/strict-router';
 import { handle, sessionToken, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { html } from '../html';
-import { FormAlreadyPosted, revealOfForm, storeReveal, takeReveal, type AlertRevealKind } from '../key-reveal';
+import { FormAlreadyPosted, notShownReason, revealOfForm, storeReveal, takeReveal, type AlertRevealKind } from '../key-reveal';
 import { DASHBOARD, page } from '../layout';
 import { sendNotFound } from '../not-found';
 import { SECTION } from './section';
@@ -81,11 +81,7 @@ export function secretRevealPage(deps: DashboardDeps): Router {
       }
       const title = TITLES[reveal.kind];
       if (reveal.shown !== 'now') {
-        const why = {
-          before: 'It was shown once, when it was made, and cannot be shown again.',
-          elsewhere: 'It was made in another browser session, and is shown only there.',
-          expired: 'It was not opened within 10 minutes of being made, so it can no longer be shown.',
-        }[reveal.shown];
+        const why = notShownReason(reveal.shown, 'It was shown once, when it was made, and cannot be shown again.');
         res.send(
           page({
             title,
