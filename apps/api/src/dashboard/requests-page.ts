@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { listAccountKeys } from '../accounts/account-keys';
+import { ownKeyOrNotFound } from './own-key';
 import { strictRouter } from '../http/strict-router';
 import {
   listLoggedRequests,
@@ -60,22 +60,8 @@ export function requestsPage(deps: DashboardDeps): Router {
     handle(async (req: Request, res: Response) => {
       const me = signedIn(res)!;
       const now = deps.clock.now();
-      const key = (await listAccountKeys(deps.database, me.id, now)).find(
-        (one) => one.id === req.params.id,
-      );
-      if (key === undefined) {
-        res.status(404).send(
-          page({
-            title: 'No such key',
-            email: me.email,
-            section: '/keys',
-            body: html`<p>
-              This account has no such key. <a href="${DASHBOARD}/keys">Back to your keys</a>
-            </p>`,
-          }),
-        );
-        return;
-      }
+      const key = await ownKeyOrNotFound(deps, req, res, now);
+      if (key === undefined) return;
       const status = isStatusFilter(req.query.status) ? req.query.status : undefined;
       const typedId = typeof req.query.request_id === 'string' ? req.query.request_id.trim() : '';
       const requestId = typedId === '' ? undefined : typedId;

@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
-import { listAccountKeys, type AccountKey } from '../accounts/account-keys';
+import type { AccountKey } from '../accounts/account-keys';
+import { ownKeyOrNotFound } from './own-key';
 import { strictRouter } from '../http/strict-router';
 import { OUTCOME_LABELS, OUTCOMES } from '../usage/outcome';
 import { USAGE_RANGES, usageOver, type UsageBucket, type UsageRange } from '../usage/usage-query';
@@ -72,22 +73,8 @@ export function usagePage(deps: DashboardDeps): Router {
     handle(async (req: Request, res: Response) => {
       const me = signedIn(res)!;
       const at = deps.clock.now();
-      const key = (await listAccountKeys(deps.database, me.id, at)).find(
-        (one) => one.id === req.params.id,
-      );
-      if (key === undefined) {
-        res.status(404).send(
-          page({
-            title: 'No such key',
-            email: me.email,
-            section: '/keys',
-            body: html`<p>
-              This account has no such key. <a href="${DASHBOARD}/keys">Back to your keys</a>
-            </p>`,
-          }),
-        );
-        return;
-      }
+      const key = await ownKeyOrNotFound(deps, req, res, at);
+      if (key === undefined) return;
       const range = isRange(req.query.range) ? req.query.range : '24h';
       const { title, bucketHours } = USAGE_RANGES[range];
       const [buckets, plan] = await Promise.all([
