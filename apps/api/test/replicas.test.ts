@@ -200,7 +200,8 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
       server = startServeWithReplicas(
         primary,
         replica,
-        { REPLICA_MAX_LAG_MS: '2000', REPLICA_CHECK_INTERVAL_MS: '200' },
+        // checked every second: a check may take up to a second on a loaded machine
+        { REPLICA_MAX_LAG_MS: '2000', REPLICA_CHECK_INTERVAL_MS: '1000' },
         adminPort,
         port,
       );
@@ -226,8 +227,6 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
     });
 
     it("sends searches, counts, lookups, key checks and stats to the replica, and none of them to the primary, by each server's own statistics", async () => {
-      await primaryDb.rows(sql`select pg_stat_statements_reset()`);
-      await replicaDb.rows(sql`select pg_stat_statements_reset()`);
       const paths = [
         ...[
           '',
@@ -240,29 +239,47 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
         '/api/v1/domains/not-listed.com',
         '/api/v1/stats',
       ];
-      for (const path of paths) expect((await get(path)).status, path).toBeLessThan(500);
-      expect(await calls(replicaDb, '%listings%')).toBeGreaterThanOrEqual(paths.length);
-      expect(await calls(replicaDb, '%api_keys%')).toBeGreaterThanOrEqual(paths.length);
-      // the primary took the writes only (the key's last use, the usage counts), no read
-      expect(await calls(primaryDb, '%listings%')).toBe(0);
-      expect(await calls(primaryDb, 'select%api_keys%')).toBe(0);
-      const series = await metricsOf(adminPort);
-      expect(
-        total(series, 'domain_index_db_query_duration_seconds', {
-          node: 'replica1',
-          kind: 'search_page',
-        }),
-      ).toBeGreaterThanOrEqual(5);
-      for (const kind of STATEMENT_KINDS.filter((kind) => !WRITE_KINDS.includes(kind))) {
-        expect(
-          total(series, 'domain_index_db_query_duration_seconds', { node: 'primary', kind }),
-          kind,
-        ).toBe(0);
+      const inUse = async () =>
+        total(await metricsOf(adminPort), 'domain_index_replica_in_use', { node: 'replica1' }) ===
+        1;
+      // A round during which the server itself says it left the replica out (a check unanswered
+      // within its timeout on a loaded machine) rightly reads from the primary: that round is
+      // repeated. Any read on the primary without such a line fails the test.
+      const voided: string[] = [];
+      for (let round = 1; ; round += 1) {
+        await until('the replica is in use', inUse);
+        await primaryDb.rows(sql`select pg_stat_statements_reset()`);
+        await replicaDb.rows(sql`select pg_stat_statements_reset()`);
+        const seriesBefore = await metricsOf(adminPort);
+        const logMark = server.output().length;
+        for (const path of paths) expect((await get(path)).status, path).toBeLessThan(500);
+        const said = server.output().slice(logMark);
+        if (said.includes('a replica is left out') && round < 3) {
+          voided.push(said);
+          continue;
+        }
+        const why = `the server said during the round:\n${said || '(nothing)'}\nearlier rounds repeated: ${voided.length}`;
+        expect(await calls(replicaDb, '%listings%'), why).toBeGreaterThanOrEqual(paths.length);
+        expect(await calls(replicaDb, '%api_keys%'), why).toBeGreaterThanOrEqual(paths.length);
+        // the primary took the writes only (the key's last use, the usage counts), no read
+        expect(await calls(primaryDb, '%listings%'), why).toBe(0);
+        expect(await calls(primaryDb, 'select%api_keys%'), why).toBe(0);
+        const series = await metricsOf(adminPort);
+        const grew = (node: string, kind: string) =>
+          total(series, 'domain_index_db_query_duration_seconds', { node, kind }) -
+          total(seriesBefore, 'domain_index_db_query_duration_seconds', { node, kind });
+        expect(grew('replica1', 'search_page'), why).toBeGreaterThanOrEqual(5);
+        for (const kind of STATEMENT_KINDS.filter((kind) => !WRITE_KINDS.includes(kind)))
+          expect(grew('primary', kind), `${kind}: ${why}`).toBe(0);
+        break;
       }
-      const health = (await (await fetch(`http://127.0.0.1:${adminPort}/health`)).json()) as {
-        checks: Record<string, [{ status: string }]>;
-      };
-      expect(health.checks['postgresql:replica1']![0].status).toBe('pass');
+      // /health says so too, once a check has answered since the round
+      await until('the replica passes its health check', async () => {
+        const health = (await (await fetch(`http://127.0.0.1:${adminPort}/health`)).json()) as {
+          checks: Record<string, [{ status: string }]>;
+        };
+        return health.checks['postgresql:replica1']![0].status === 'pass';
+      });
     });
 
     it('answers every request while the replica is stopped mid-load, and reads return to it once it is back', async () => {
@@ -282,7 +299,11 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
       await until('the load is answered', () => statuses.length >= 8, 60_000);
       await replica.stop();
       const atStop = statuses.length;
-      await until('requests are answered with the replica stopped', () => statuses.length >= atStop + 20, 60_000);
+      await until(
+        'requests are answered with the replica stopped',
+        () => statuses.length >= atStop + 20,
+        60_000,
+      );
       running = false;
       await Promise.all(loops).catch((error: unknown) => {
         console.log('SERVE OUTPUT', server.output().slice(-3000));
@@ -368,7 +389,11 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
           await sleep(100);
         }
         // a write the replica will apply 5 s late: it must be left out before it shows the write
-        const { id } = await createKey(primaryDb, { planId: TEST_PLAN, name: 'a write', environment: 'test' });
+        const { id } = await createKey(primaryDb, {
+          planId: TEST_PLAN,
+          name: 'a write',
+          environment: 'test',
+        });
         const wroteAt = Date.now();
         const applied = async () =>
           (await laggingDb.rows(sql`select 1 from api_keys where id = ${id}`)).length > 0;
@@ -380,14 +405,17 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
             const node = await whichNode(router);
             reads.push({ at, node });
             if (node === 'primary') return true;
-            if (await applied()) throw new Error('the replica applied the write while still in use');
+            if (await applied())
+              throw new Error('the replica applied the write while still in use');
             return false;
           },
           20_000,
         );
         // the stated bound (maxLagMs + 2 x checkIntervalMs): no read sent later went to the
         // replica, which had not applied the write (the router's clock decides, not this one's)
-        expect(reads.filter((read) => read.at >= 1_000 + 2 * 100 && read.node === 'replica')).toEqual([]);
+        expect(
+          reads.filter((read) => read.at >= 1_000 + 2 * 100 && read.node === 'replica'),
+        ).toEqual([]);
         const [check] = router.healthChecks()['postgresql:replica1']!;
         expect(check?.status).toBe('warn');
         expect(check?.output).toContain('behind');
@@ -486,16 +514,34 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
   it('retries on the primary a read that a replica leaves unanswered (a network partition), and leaves the replica out', async () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: replica.port });
     const metrics = new ApiMetrics(new Registry());
-    const throughProxy = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${proxy.port}/api`, maxConnections: 2 });
-    const router = new ReplicaRouter(primaryDb, [throughProxy], metrics, silent, { maxLagMs: 5_000, checkIntervalMs: 100, readTimeoutMs: 1_000 });
+    const throughProxy = await openDatabase({
+      databaseUrl: `postgres://postgres@127.0.0.1:${proxy.port}/api`,
+      maxConnections: 2,
+    });
+    const router = new ReplicaRouter(primaryDb, [throughProxy], metrics, silent, {
+      maxLagMs: 5_000,
+      checkIntervalMs: 100,
+      readTimeoutMs: 1_000,
+    });
     try {
       await router.start();
-      await until('the replica is in use', async () => (await whichNode(router)) === 'replica', 30_000);
+      await until(
+        'the replica is in use',
+        async () => (await whichNode(router)) === 'replica',
+        30_000,
+      );
       proxy.freeze();
       // no reset, no answer: only the read timeout can tell
       expect(await whichNode(router)).toBe('primary');
-      expect((await metrics.readRetries.get()).values.find((value) => value.labels.node === 'replica1')?.value).toBe(1);
-      await until('the health check leaves it out', () => router.healthChecks()['postgresql:replica1']![0]!.status === 'warn', 5_000);
+      expect(
+        (await metrics.readRetries.get()).values.find((value) => value.labels.node === 'replica1')
+          ?.value,
+      ).toBe(1);
+      await until(
+        'the health check leaves it out',
+        () => router.healthChecks()['postgresql:replica1']![0]!.status === 'warn',
+        5_000,
+      );
       expect(await whichNode(router)).toBe('primary');
     } finally {
       await proxy.close();
