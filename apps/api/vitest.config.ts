@@ -1,7 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  // Hang guards, not timing checks: generous, so that a loaded 2-core runner (a browser, a
-  // PostgreSQL of a test's own, a benchmark beside the suite) is slow, never failed.
-  test: { testTimeout: 120_000, hookTimeout: 180_000 },
+  test: {
+    // Hang guards, not timing checks: generous, so that a loaded 2-core runner (a browser, a
+    // PostgreSQL of a test's own, a benchmark beside the suite) is slow, never failed.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    // fails a run that leaves test databases on the shared PostgreSQL server
+    globalSetup: ['@domain-index/db/test-database-leaks'],
+  },
 });

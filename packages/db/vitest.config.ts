@@ -1,6 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  // Hang guards, not timing checks (see apps/api/vitest.config.ts).
-  test: { testTimeout: 120_000, hookTimeout: 180_000 },
+  test: {
+    // Hang guards, not timing checks (see apps/api/vitest.config.ts).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    // fails a run that leaves test databases on the shared PostgreSQL server
+    globalSetup: ['./src/test-database-leaks.ts'],
+  },
 });

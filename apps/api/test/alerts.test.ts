@@ -37,6 +37,7 @@ for (const { engine, skip } of testEngines()) {
     });
     afterAll(async () => {
       await api.close();
+      await test.dispose();
     });
 
     it('creates an alert with its signing secret shown once, normalises its query, lists, reads, changes, rotates and deletes it', async () => {

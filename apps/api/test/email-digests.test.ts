@@ -46,6 +46,7 @@ describe('email digests through a real SMTP server on loopback (PGlite)', () => 
     mailer.close();
     await sink.stop();
     await api.close();
+    await test.dispose();
   });
 
   it('mails one digest per period with the matches, nothing when nothing matched, and its unsubscribe link works without signing in', async () => {

@@ -60,6 +60,7 @@ for (const { engine, skip } of testEngines()) {
     });
     afterAll(async () => {
       await api.close();
+      await test.dispose();
     });
 
     it(`selects the same listings as a search with the same filters (${RUNS} random filter sets)`, async () => {

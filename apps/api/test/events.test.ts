@@ -64,6 +64,7 @@ for (const { engine, skip } of testEngines()) {
     });
     afterAll(async () => {
       await api.close();
+      await test.dispose();
     });
 
     it('records a first batch as one source.loaded, then each added, changed and removed listing of the next, with the previous values', async () => {

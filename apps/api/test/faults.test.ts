@@ -62,6 +62,7 @@ for (const { engine, skip } of testEngines()) {
       expect(JSON.parse(defects[0]!)).toMatchObject({ level: 50, sqlstate: '22012', params: ['status', 'search'], path: '/api/v1/domains' });
       expect(defects[0]).not.toContain('qz');
       await api.close();
+      await test.dispose();
     });
 
     it('answers 500 internal_error, not 503, when a relation is missing: retrying cannot help', async () => {
@@ -79,6 +80,7 @@ for (const { engine, skip } of testEngines()) {
       await test.database.rows(sql`alter table listings_gone rename to listings`);
       expect((await api.get('/api/v1/domains')).status).toBe(200);
       await api.close();
+      await test.dispose();
     });
 
     it('answers 503 key_lookup_unavailable with Retry-After when the database is gone, and logs no statement values', async () => {

@@ -96,6 +96,7 @@ for (const { engine, skip } of testEngines()) {
     afterAll(async () => {
       await receiver.close();
       await api.close();
+      await test.dispose();
     });
 
     it('delivers 250 matches as 3 signed messages in commit order, each verified by the standardwebhooks package', async () => {

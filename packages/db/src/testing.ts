@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { openDatabase, type Database } from './database';
 import { migrateDatabase } from './migrate';
@@ -48,9 +50,11 @@ export async function createTestDatabase(
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (adminUrl === undefined) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `di_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = `${testDatabasePrefix()}${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => undefined });
   await admin.unsafe(`create database "${name}"`);
+  // Which suite made it: the leak guard (test-database-leaks.ts) names it if it is left behind.
+  await admin.unsafe(`comment on database "${name}" is ${literal(`created by ${creator()}`)}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 10 });
@@ -65,3 +69,25 @@ export async function createTestDatabase(
     },
   };
 }
+
+/**
+ * The prefix of this run's test databases: `di_test_<run>_` under the leak guard, which sets
+ * DI_TEST_RUN for the run, else `di_test_`.
+ */
+export function testDatabasePrefix(run = process.env.DI_TEST_RUN): string {
+  return run === undefined || run === '' ? 'di_test_' : `di_test_${run}_`;
+}
+
+/** The first stack frame outside this file: the suite that asked for a database, as file:line. */
+function creator(): string {
+  const frames = (new Error().stack ?? '').split('\n').slice(1);
+  const here = fileURLToPath(import.meta.url);
+  const frame = frames.find((line) => !line.includes(here) && !line.includes('node_modules') && !line.includes('node:'));
+  const location = /\(?((?:file:\/\/)?\/[^()]+?):(\d+):\d+\)?$/.exec(frame ?? '');
+  if (location === null) return 'an unknown caller';
+  const file = location[1]!.startsWith('file://') ? fileURLToPath(location[1]!) : location[1]!;
+  return `${relative(process.cwd(), file)}:${location[2]}`;
+}
+
+/** A SQL string literal (COMMENT takes no parameters). */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
