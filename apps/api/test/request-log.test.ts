@@ -11,7 +11,7 @@ import { generateApiKey } from '../src/auth/api-key';
 import { systemClock } from '../src/clock';
 import { createLogger } from '../src/logger';
 import { ApiMetrics } from '../src/ops/api-metrics';
-import { ensurePartitions } from '../src/request-log/partitions';
+import { dayOf, ensurePartitions, partitionName } from '../src/request-log/partitions';
 import {
   REQUEST_LOG_DAYS,
   RequestLogRecorder,
@@ -36,6 +36,19 @@ const logger = createLogger(
     },
   }),
 );
+
+/** A logger that keeps each line it writes, parsed. */
+const capturingLogger = (lines: Record<string, unknown>[]) =>
+  createLogger(
+    'info',
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n'))
+          if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    }),
+  );
 
 const seen = (at: number, keyId: string, extra: Partial<SeenRequest> = {}): SeenRequest => ({
   at,
@@ -75,10 +88,20 @@ for (const { engine, skip } of testEngines()) {
         .from(requestLog)
         .where(eq(requestLog.keyId, keyId))
         .orderBy(requestLog.at, requestLog.id);
+    const partitions = async () =>
+      (
+        await database.rows<{ name: string }>(
+          sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_log'::regclass order by 1`,
+        )
+      ).map((row) => row.name);
 
     it('writes what it was given in one statement per batch, redacted on the way', async () => {
-      const recorder = new RequestLogRecorder(database, logger, { flushEveryMs: 60_000 });
       const at = Date.UTC(2026, 10, 25, 12, 0, 0, 123);
+      // the recorder's clock is the rows' own: on the system clock, a later date would prune them
+      const recorder = new RequestLogRecorder(database, logger, {
+        flushEveryMs: 60_000,
+        now: () => new Date(at),
+      });
       const key = generateApiKey('live');
       recorder.record(
         seen(at, 'key_one', {
@@ -135,26 +158,34 @@ for (const { engine, skip } of testEngines()) {
     });
 
     it('holds at most its buffer, counting what it drops, and keeps what a failed write could not write', async () => {
+      const now = Date.UTC(2026, 10, 20, 12);
       const metrics = new ApiMetrics(new Registry());
-      const recorder = new RequestLogRecorder(database, logger, {
+      const lines: Record<string, unknown>[] = [];
+      const recorder = new RequestLogRecorder(database, capturingLogger(lines), {
         flushEveryMs: 20,
         maxBuffered: 100,
         metrics,
+        now: () => new Date(now),
       });
       const dropped = async () => (await metrics.requestLogDropped.get()).values[0]?.value ?? 0;
+      const failedWrites = async () =>
+        (await metrics.queryErrors.get()).values
+          .filter((value) => value.labels.kind === 'request_log_flush')
+          .reduce((sum, value) => sum + value.value, 0);
+      // The failure is the test's own, whatever partitions earlier tests (or the date) left: with
+      // the parent away, making a partition of it fails, and so does an insert into it.
       await database.rows(sql`alter table request_log rename to request_log_away`);
       try {
-        for (let i = 0; i < 250; i += 1) recorder.record(seen(Date.now(), 'key_buffer'));
+        for (let i = 0; i < 250; i += 1) recorder.record(seen(now + i, 'key_buffer'));
         expect(await dropped()).toBe(150);
         // the writes fail while the table is away; the 100 are kept for the next one
-        const failedWrites = async () =>
-          (await metrics.queryErrors.get()).values.filter(
-            (value) => value.labels.kind === 'request_log_flush',
-          ).length;
-        await vi.waitFor(async () => expect(await failedWrites()).toBeGreaterThan(0), {
+        await vi.waitFor(async () => expect(await failedWrites()).toBeGreaterThanOrEqual(3), {
           timeout: 5_000,
           interval: 20,
         });
+        // still full: what arrives meanwhile is dropped and counted
+        recorder.record(seen(now + 300, 'key_buffer'));
+        expect(await dropped()).toBe(151);
       } finally {
         await database.rows(sql`alter table request_log_away rename to request_log`);
       }
@@ -163,23 +194,30 @@ for (const { engine, skip } of testEngines()) {
         interval: 20,
       });
       await recorder.close();
-      expect(await dropped()).toBe(150);
+      expect(await dropped()).toBe(151);
+      // a streak of failed flushes is one line without a stack or SQL, and its end is one more
+      const failureLines = lines.filter((line) =>
+        String(line.msg).startsWith('could not write the request log'),
+      );
+      expect(failureLines).toHaveLength(1);
+      expect(failureLines[0]).toMatchObject({ level: 40, requests: 100 });
+      expect(JSON.stringify(failureLines[0])).not.toMatch(/stack|insert into|create table/i);
+      const recovered = lines.filter((line) => line.msg === 'the request log is written again');
+      expect(recovered).toHaveLength(1);
+      expect(recovered[0]).toMatchObject({ dropped: 1 });
+      expect(Number(recovered[0]!.failedFlushes)).toBeGreaterThanOrEqual(3);
     });
 
     it(`makes a partition for each day before its first row, and drops the days older than ${REQUEST_LOG_DAYS} days whole`, async () => {
+      // Every partition goes first, whatever the earlier tests or today's date made: what is
+      // listed afterwards is this test's alone, named from the clock it injects.
+      for (const name of await partitions()) await database.rows(sql.raw(`drop table "${name}"`));
       const now = Date.UTC(2026, 10, 25, 12);
+      const day = (daysFromNow: number) => partitionName(dayOf(now + daysFromNow * DAY));
       const recorder = new RequestLogRecorder(database, logger, {
         flushEveryMs: 60_000,
         now: () => new Date(now),
       });
-      const partitions = async () =>
-        (
-          await database.rows<{ name: string }>(
-            sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_log'::regclass order by 1`,
-          )
-        )
-          .map((row) => row.name)
-          .filter((name) => name >= 'request_log_p20261110');
       // rows of 9 and 8 days ago, of the day 7 days ago (partly within the 7 days), and of today
       for (const daysAgo of [9, 8, 7, 0]) {
         for (let i = 0; i < 3; i += 1)
@@ -187,13 +225,10 @@ for (const { engine, skip } of testEngines()) {
             seen(now - daysAgo * DAY + i, 'key_prune', { requestId: `req_${daysAgo}_${i}` }),
           );
       }
-      // the first flush writes them (making their days' partitions), then drops the days past keeping
+      // the first flush writes them (making their days' partitions, and tomorrow's), then drops
+      // the days past keeping
       await recorder.flush();
-      expect(await partitions()).toEqual([
-        'request_log_p20261118',
-        'request_log_p20261125',
-        'request_log_p20261126',
-      ]);
+      expect(await partitions()).toEqual([day(-7), day(0), day(1)]);
       const left = await rowsOf('key_prune');
       expect(left.map((row) => row.request_id).sort()).toEqual([
         'req_0_0',
@@ -204,11 +239,11 @@ for (const { engine, skip } of testEngines()) {
         'req_7_2',
       ]);
       // later prunes drop what has come past keeping since
-      await ensurePartitions(database, [Date.UTC(2026, 10, 15)]);
-      expect(await recorder.prune(new Date(now))).toEqual(['request_log_p20261115']);
-      expect(await recorder.prune(new Date(now + DAY))).toEqual(['request_log_p20261118']);
+      await ensurePartitions(database, [dayOf(now - 10 * DAY)]);
+      expect(await recorder.prune(new Date(now))).toEqual([day(-10)]);
+      expect(await recorder.prune(new Date(now + DAY))).toEqual([day(-7)]);
       // a partition gone from under the recorder is made again
-      await database.rows(sql.raw('drop table request_log_p20261125'));
+      await database.rows(sql.raw(`drop table "${day(0)}"`));
       recorder.record(seen(now, 'key_prune', { requestId: 'req_again' }));
       await recorder.flush();
       await recorder.flush();

@@ -1,4 +1,5 @@
 import { sql, type Database, type SQL } from '@domain-index/db';
+import { failureLine } from '../failure-line';
 import type { Logger } from '../logger';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { loggedPath, loggedRequestId } from './logged-path';
@@ -59,6 +60,10 @@ export class RequestLogRecorder {
   private flushing: Promise<void> | undefined;
   private closed = false;
   private lastPrune = 0;
+  /** Flushes failed in a row: the first is logged, the streak's end says how many. */
+  private failedFlushes = 0;
+  /** Requests dropped for want of room since the streak began. */
+  private droppedInStreak = 0;
   /** The days whose partition this instance has made, or seen made. */
   private readonly partitions = new Set<number>();
 
@@ -78,6 +83,7 @@ export class RequestLogRecorder {
   record(request: SeenRequest): void {
     if (this.pending.length >= (this.options.maxBuffered ?? REQUEST_LOG_BUFFER)) {
       this.options.metrics?.requestLogDropped.inc();
+      if (this.failedFlushes > 0) this.droppedInStreak += 1;
       return;
     }
     this.pending.push(request);
@@ -110,15 +116,12 @@ export class RequestLogRecorder {
       days.add(dayOf(this.now().getTime() + DAY_MS));
       const missing = [...days].filter((day) => !this.partitions.has(day));
       if (missing.length > 0) {
-        await ensurePartitions(this.database, missing);
+        await this.timed(() => ensurePartitions(this.database, missing));
         for (const day of missing) this.partitions.add(day);
       }
       for (; written < batch.length; written += ROWS_PER_INSERT) {
         const rows = batch.slice(written, written + ROWS_PER_INSERT);
-        const insert = () => this.database.rows(insertStatement(rows));
-        await (this.options.metrics === undefined
-          ? insert()
-          : this.options.metrics.timeQuery('request_log_flush', 'primary', insert));
+        await this.timed(() => this.database.rows(insertStatement(rows)));
       }
     } catch (error) {
       // A partition may have gone (dropped by hand, or another instance): made again next time.
@@ -130,16 +133,36 @@ export class RequestLogRecorder {
         (this.options.maxBuffered ?? REQUEST_LOG_BUFFER) - this.pending.length,
       );
       this.pending = [...unwritten.slice(0, room), ...this.pending];
-      if (unwritten.length > room)
-        this.options.metrics?.requestLogDropped.inc(unwritten.length - room);
-      this.logger.warn(
-        { err: error, requests: unwritten.length },
-        'could not write the request log; kept for the next flush',
-      );
+      const dropped = Math.max(0, unwritten.length - room);
+      if (dropped > 0) this.options.metrics?.requestLogDropped.inc(dropped);
+      this.droppedInStreak += dropped;
+      // One line a streak, no stack: a saturated database fails a flush every second, and the
+      // failure counts in domain_index_db_query_errors_total{kind="request_log_flush"}.
+      if (this.failedFlushes === 0)
+        this.logger.warn(
+          { reason: failureLine(error), requests: unwritten.length },
+          'could not write the request log; kept for the next flush (logged once until a flush succeeds)',
+        );
+      this.failedFlushes += 1;
       this.armTimer();
       return;
     }
+    if (this.failedFlushes > 0) {
+      this.logger.info(
+        { failedFlushes: this.failedFlushes, dropped: this.droppedInStreak },
+        'the request log is written again',
+      );
+      this.failedFlushes = 0;
+      this.droppedInStreak = 0;
+    }
     await this.pruneNowAndThen();
+  }
+
+  /** Runs one statement of a flush, timed and counted as `request_log_flush` when metrics are on. */
+  private timed<T>(run: () => Promise<T>): Promise<T> {
+    return this.options.metrics === undefined
+      ? run()
+      : this.options.metrics.timeQuery('request_log_flush', 'primary', run);
   }
 
   private now(): Date {
