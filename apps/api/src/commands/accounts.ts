@@ -6,6 +6,7 @@ import { publicUrlWarning, type Config } from '../config';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
 import type { Database } from '@domain-index/db';
+import { io } from '../embedded/cli-io';
 
 async function withDatabase(config: Config, run: (database: Database) => Promise<void>): Promise<void> {
   const database = await openMigratedDatabase(config);
@@ -28,9 +29,9 @@ export function accountsCreateCommand(config: Config, options: { email: string; 
     const account = await createAccount(database, { email, planId: options.plan, at });
     const link = setPasswordLink(config.publicUrl, await issueLink(database, account.id, at));
     // stdout carries the link alone; a warning about it goes to stderr
-    process.stderr.write(publicUrlWarning(config) ?? '');
-    process.stdout.write(`${link}\n`);
-    process.stderr.write(`created ${account.id} (${email}, plan ${options.plan}); the link above sets its password, once, within 24 hours\n`);
+    io().stderr.write(publicUrlWarning(config) ?? '');
+    io().stdout.write(`${link}\n`);
+    io().stderr.write(`created ${account.id} (${email}, plan ${options.plan}); the link above sets its password, once, within 24 hours\n`);
   });
 }
 
@@ -46,7 +47,7 @@ export function accountsListCommand(config: Config): Promise<void> {
     ]);
     const header = ['ID', 'EMAIL', 'PLAN', 'CREATED', 'STATE'];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-    for (const row of [header, ...rows]) process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+    for (const row of [header, ...rows]) io().stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
   });
 }
 
@@ -54,7 +55,7 @@ export function accountsListCommand(config: Config): Promise<void> {
 export function accountsPlanCommand(config: Config, id: string, plan: string): Promise<void> {
   return withDatabase(config, async (database) => {
     if (!(await setAccountPlan(database, id, plan))) throw new CliError(`no account with id ${id}`);
-    process.stdout.write(`${id} is on plan ${plan}\n`);
+    io().stdout.write(`${id} is on plan ${plan}\n`);
   });
 }
 
@@ -63,7 +64,7 @@ export function accountsDisableCommand(config: Config, id: string): Promise<void
   return withDatabase(config, async (database) => {
     if ((await findAccount(database, id)) === undefined) throw new CliError(`no account with id ${id}`);
     const disabled = await disableAccount(database, id, systemClock.now());
-    process.stdout.write(disabled ? `disabled ${id}\n` : `${id} was disabled already\n`);
+    io().stdout.write(disabled ? `disabled ${id}\n` : `${id} was disabled already\n`);
   });
 }
 
@@ -73,7 +74,7 @@ export function accountsResetLinkCommand(config: Config, id: string): Promise<vo
     const account = await findAccount(database, id);
     if (account === undefined) throw new CliError(`no account with id ${id}`);
     if (account.disabledAt !== null) throw new CliError(`account ${id} is disabled`);
-    process.stderr.write(publicUrlWarning(config) ?? '');
-    process.stdout.write(`${setPasswordLink(config.publicUrl, await issueLink(database, id, systemClock.now()))}\n`);
+    io().stderr.write(publicUrlWarning(config) ?? '');
+    io().stdout.write(`${setPasswordLink(config.publicUrl, await issueLink(database, id, systemClock.now()))}\n`);
   });
 }

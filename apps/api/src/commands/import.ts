@@ -1,4 +1,5 @@
 import { createReadStream, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { compressionOf } from '@domain-index/indexer';
 import { systemClock } from '../clock';
@@ -13,6 +14,7 @@ import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
 import { createProgress } from './progress';
 import { formatSummary } from './summary';
+import { io } from '../embedded/cli-io';
 
 /** Rejected lines printed one by one before the rest are only counted. */
 const PRINTED_REJECTIONS = 20;
@@ -28,7 +30,9 @@ export interface ImportCommandOptions {
  * first bytes. Exit code 0 when applied, 1 when the batch was rejected or failed (the index
  * keeps the previous batch either way).
  */
-export async function importCommand(config: Config, file: string, options: ImportCommandOptions): Promise<void> {
+export async function importCommand(config: Config, given: string, options: ImportCommandOptions): Promise<void> {
+  // relative to where the command was typed (the running server runs it for another process)
+  const file = given === '-' ? given : resolve(io().cwd, given);
   const sources = loadSources(config.sourcesFile);
   const source = sources.find((candidate) => candidate.id === options.source.toLowerCase());
   if (source === undefined) {
@@ -45,13 +49,13 @@ export async function importCommand(config: Config, file: string, options: Impor
       size = statSync(file).size;
       zipped = compressionOf(source.profile?.compression ?? 'auto', await head(file)) === 'zip';
     } catch {
-      throw new CliError(`cannot read ${file}: no such file`);
+      throw new CliError(`cannot read ${given}: no such file`);
     }
   }
   const database = await openMigratedDatabase(config);
   try {
     const leftovers = describeLeftovers(await removeLeftovers(database));
-    if (leftovers !== undefined) process.stderr.write(`${leftovers}\n`);
+    if (leftovers !== undefined) io().stderr.write(`${leftovers}\n`);
     // a zip is read from its central directory: its progress is counted in rows, not bytes
     const progress = zipped ? createProgress(`importing ${source.id}`, undefined, 'rows') : createProgress(`importing ${source.id}`, size, 'bytes');
     let bytes = 0;
@@ -62,7 +66,7 @@ export async function importCommand(config: Config, file: string, options: Impor
         done(null, chunk);
       },
     });
-    const from: FeedBytes = zipped ? { path: file } : { stream: (file === '-' ? process.stdin : createReadStream(file)).pipe(counter) };
+    const from: FeedBytes = zipped ? { path: file } : { stream: (file === '-' ? io().stdin : createReadStream(file)).pipe(counter) };
     const startedAt = new Date();
     try {
       let opened: OpenedFeed;
@@ -75,8 +79,8 @@ export async function importCommand(config: Config, file: string, options: Impor
         progress.stop();
         const rejected = rejectedSummary(source.id, reason);
         await recordSync(database, source.id, startedAt, new Date(), 'rejected', rejected);
-        process.stdout.write(`${formatSummary(rejected)}\n`);
-        process.exitCode = 1;
+        io().stdout.write(`${formatSummary(rejected)}\n`);
+        io().setExitCode(1);
         return;
       }
       let printed = 0;
@@ -86,24 +90,24 @@ export async function importCommand(config: Config, file: string, options: Impor
         ...('records' in opened ? { records: opened.records, parallel: true } : { input: opened.input, format: opened.format }),
         clock: systemClock,
         onRejected: (row) => {
-          if (printed < PRINTED_REJECTIONS) process.stderr.write(`line ${row.line}: ${row.reason}\n`);
+          if (printed < PRINTED_REJECTIONS) io().stderr.write(`line ${row.line}: ${row.reason}\n`);
           printed += 1;
         },
         ...(zipped && { onProgress: (rows: number) => progress.update(rows) }),
       }).finally(() => opened.close());
       progress.stop();
-      if (printed > PRINTED_REJECTIONS) process.stderr.write(`... and ${printed - PRINTED_REJECTIONS} more rejected lines\n`);
+      if (printed > PRINTED_REJECTIONS) io().stderr.write(`... and ${printed - PRINTED_REJECTIONS} more rejected lines\n`);
       await recordSync(database, source.id, startedAt, new Date(), summary.outcome, summary);
-      process.stdout.write(`${formatSummary(summary)}\n`);
-      if (summary.outcome === 'rejected') process.exitCode = 1;
+      io().stdout.write(`${formatSummary(summary)}\n`);
+      if (summary.outcome === 'rejected') io().setExitCode(1);
     } catch (error) {
       // Not the feed's fault (the database failed, the switch did not commit): a failed batch,
       // recorded as a sync's would be, the previous batch kept.
       progress.stop();
       const reason = failureLine(error);
       await recordSync(database, source.id, startedAt, new Date(), 'failed', { reason }).catch(() => undefined);
-      process.stdout.write(`${source.id}: FAILED, previous batch kept: ${reason}\n`);
-      process.exitCode = 1;
+      io().stdout.write(`${source.id}: FAILED, previous batch kept: ${reason}\n`);
+      io().setExitCode(1);
     }
   } finally {
     await database.close();

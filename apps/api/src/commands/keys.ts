@@ -4,6 +4,7 @@ import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
+import { io } from '../embedded/cli-io';
 
 /** `keys create`: prints the new key on stdout, once, and nothing else there. */
 export async function keysCreateCommand(
@@ -13,8 +14,8 @@ export async function keysCreateCommand(
   const database = await openMigratedDatabase(config);
   try {
     const { id, key } = await createKey(database, { planId: options.plan, name: options.name, environment: options.env });
-    process.stdout.write(`${key}\n`);
-    process.stderr.write(`created ${id} on plan ${options.plan}; the key above is shown only now\n`);
+    io().stdout.write(`${key}\n`);
+    io().stderr.write(`created ${id} on plan ${options.plan}; the key above is shown only now\n`);
   } catch (error) {
     if (error instanceof UnknownPlanError) throw new CliError(error.message);
     throw error;
@@ -41,7 +42,7 @@ export async function keysListCommand(config: Config): Promise<void> {
     const header = ['ID', 'PREFIX', 'PLAN', 'NAME', 'CREATED', 'LAST USED', 'STATE'];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
     for (const row of [header, ...rows]) {
-      process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+      io().stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
     }
   } finally {
     await database.close();
@@ -54,7 +55,7 @@ export async function keysRevokeCommand(config: Config, id: string): Promise<voi
   try {
     const revoked = await revokeKey(database, id, 'revoked by an operator', systemClock.now());
     if (!revoked) throw new CliError(`no active key with id ${id}`);
-    process.stdout.write(`revoked ${id}\n`);
+    io().stdout.write(`revoked ${id}\n`);
   } finally {
     await database.close();
   }

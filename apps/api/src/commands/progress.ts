@@ -1,4 +1,5 @@
 import { SingleBar, Presets } from 'cli-progress';
+import { io } from '../embedded/cli-io';
 
 /** Reports progress of a long command: a bar on a terminal, a plain line now and then otherwise. */
 export interface Progress {
@@ -10,11 +11,12 @@ export interface Progress {
 const PLAIN_EVERY_MS = 5_000;
 
 export function createProgress(label: string, total: number | undefined, unit: string): Progress {
-  const stream = process.stderr;
-  if (stream.isTTY) {
+  const stream = io().stderr;
+  // a bar only on this process's own terminal, never through the control socket
+  if (stream === process.stderr && process.stderr.isTTY) {
     const bar = new SingleBar(
       {
-        stream,
+        stream: process.stderr,
         format:
           total === undefined
             ? `${label} {value} ${unit} | {duration_formatted}`

@@ -5,6 +5,7 @@ import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
 import { createProgress } from './progress';
 import { formatSummary } from './summary';
+import { io } from '../embedded/cli-io';
 
 /** `domain-index seed --rows N`: deterministic synthetic listings through the import path. */
 export async function seedCommand(config: Config, options: { rows: number; seed: number }): Promise<void> {
@@ -25,10 +26,10 @@ export async function seedCommand(config: Config, options: { rows: number; seed:
     });
     progress.stop();
     const seconds = (performance.now() - started) / 1000;
-    for (const summary of summaries) process.stdout.write(`${formatSummary(summary)}\n`);
+    for (const summary of summaries) io().stdout.write(`${formatSummary(summary)}\n`);
     const rows = summaries.reduce((sum, s) => sum + s.rowsRead, 0);
-    process.stdout.write(`seeded ${rows} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds)} rows/s)\n`);
-    if (summaries.some((summary) => summary.outcome !== 'applied')) process.exitCode = 1;
+    io().stdout.write(`seeded ${rows} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds)} rows/s)\n`);
+    if (summaries.some((summary) => summary.outcome !== 'applied')) io().setExitCode(1);
   } finally {
     await database.close();
   }

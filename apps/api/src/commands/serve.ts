@@ -14,7 +14,10 @@ import type { RateLimiter } from '../ratelimit/rate-limiter';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
 import { loadCursorSecret } from '../search/cursor-secret';
 import { CliError } from '../cli-error';
-import { openMigratedDatabase } from '../runtime';
+import { lendEmbeddedDatabase, openMigratedDatabase } from '../runtime';
+import { announceControl } from '../embedded/data-dir-lock';
+import { openControlServer, type ControlServer } from '../embedded/control-server';
+import { runSyncWorker } from '../indexing/sync-worker';
 import { loadSources } from '../sources';
 import { SignInLimiter } from '../dashboard/sign-in-limiter';
 import { Mailer } from '../mail/mailer';
@@ -88,7 +91,19 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       : undefined;
   // Everything opened, closed in this order on a failed start and on shutdown (the usage
   // counts still in memory are written before the pool closes).
+  // The embedded database is this process's alone (embedded/data-dir-lock.ts): other
+  // `domain-index` commands run here, through the control socket, and so do the configured
+  // sources' syncs, on their schedules.
+  const embedded = config.databaseUrl === undefined && !config.dataDir.startsWith('memory://');
+  let control: ControlServer | undefined;
+  const stopSync = new AbortController();
+  let syncing: Promise<void> | undefined;
   const closeAll = async () => {
+    // no more commands from other processes; the one in flight finishes first
+    await control?.close();
+    lendEmbeddedDatabase(config.dataDir, undefined);
+    stopSync.abort();
+    await syncing;
     // the background loop first: its deliveries may still be mailing
     await background?.stop();
     mailer?.close();
@@ -136,6 +151,18 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     });
     server = await listen(app, config);
     background?.start();
+    if (embedded) {
+      lendEmbeddedDatabase(config.dataDir, database);
+      const { runCommandLine } = await import('../cli-program');
+      control = await openControlServer(config.dataDir, logger, runCommandLine);
+      if (control !== undefined) announceControl(config.dataDir, control.path);
+      // only sources an operator configured: the defaults' feeds are the demo's made-up hosts
+      if (config.sourcesFile !== undefined) {
+        syncing = runSyncWorker({ database, sources, clock: systemClock, logger, retentionDays: config.retentionDays, signal: stopSync.signal }).catch((error: unknown) => {
+          logger.error({ err: error }, 'the sources\' sync stopped; restart the server to resume it');
+        });
+      }
+    }
     readiness.markReady();
   } catch (error) {
     // An open pool or limiter would keep the process alive with nothing to serve (and a

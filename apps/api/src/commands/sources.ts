@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import { readSyncStates } from '../ops/sync-state';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
+import { io } from '../embedded/cli-io';
 
 /** An instant to the second, as the table shows it. */
 const shown = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -27,7 +28,7 @@ export async function sourcesCommand(config: Config): Promise<void> {
     const header = ['ID', 'NAME', 'EVERY', 'FORMAT', 'LAST SYNC', 'FAILURES', 'NEXT DUE', 'FEED', 'LAST ERROR'];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
     for (const row of [header, ...rows]) {
-      process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+      io().stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
     }
   } finally {
     await database.close();

@@ -20,6 +20,7 @@ import { deliveriesFromConfig, mailerFromConfig } from '../alerts/deliveries-fro
 import { DELIVERY_EVERY_MS } from '../alerts/delivery-worker';
 import { CliError } from '../cli-error';
 import { formatSummary } from './summary';
+import { io } from '../embedded/cli-io';
 
 /** `domain-index sync`: the long-running worker; stops after the batch in flight on SIGTERM/SIGINT. */
 export async function syncCommand(config: Config, logger: Logger): Promise<void> {
@@ -103,14 +104,14 @@ export async function syncOnceCommand(config: Config, logger: Logger, only: stri
   const database = await openMigratedDatabase(config);
   try {
     const leftovers = describeLeftovers(await removeLeftovers(database));
-    if (leftovers !== undefined) process.stderr.write(`${leftovers}\n`);
+    if (leftovers !== undefined) io().stderr.write(`${leftovers}\n`);
     let allGood = true;
     for (const source of chosen) {
       const result = await syncSource(source, { database, clock: systemClock, logger });
-      process.stdout.write(`${syncLine(source.id, result)}\n`);
+      io().stdout.write(`${syncLine(source.id, result)}\n`);
       if (result.status !== 'applied' && result.status !== 'unchanged') allGood = false;
     }
-    if (!allGood) process.exitCode = 1;
+    if (!allGood) io().setExitCode(1);
   } finally {
     await database.close();
     logger.flush();

@@ -10,10 +10,10 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real CLI as a child process with only the given environment (plus PATH). */
-export function runCli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliRun> {
+/** Runs the real CLI as a child process with only the given environment (plus PATH), in `cwd` if given. */
+export function runCli(args: string[], env: Record<string, string>, stdin?: string, cwd?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, ...(cwd !== undefined && { cwd }) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
