@@ -1,6 +1,6 @@
 import { migrateDatabase, openDatabase, type Database } from '@domain-index/db';
 import { CliError } from './cli-error';
-import type { Config } from './config';
+import { checkDatabaseChoice, type Config } from './config';
 import { failureLine } from './failure-line';
 
 /** How a command opens the configured database. */
@@ -16,9 +16,12 @@ export function describeDatabase(config: Config): string {
 
 /**
  * Opens the configured database and applies pending migrations; returns it with the tags of
- * the migrations applied now. A failure is one CLI line naming the database and the cause.
+ * the migrations applied now. A failure is one CLI line naming the database and the cause;
+ * the embedded database under NODE_ENV=production is refused before anything is created.
  */
 export async function openAndMigrate(config: Config, options: OpenOptions = {}): Promise<{ database: Database; applied: string[] }> {
+  // serve and sync have checked for more already (cli.ts); every command refuses NODE_ENV=production
+  checkDatabaseChoice(config, 'one-shot');
   let database: Database | undefined;
   try {
     database = await openDatabase({
