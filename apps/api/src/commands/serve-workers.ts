@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { publicUrlWarning, type Config } from '../config';
-import type { Logger } from '../logger';
+import { flushRepeats, type Logger } from '../logger';
 import { openMigratedDatabase } from '../runtime';
 import type { Database } from '@domain-index/db';
 import { systemClock } from '../clock';
@@ -75,6 +75,7 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
       }
       if (running.size === 0) {
         closeAdmin();
+        flushRepeats(logger);
         logger.info('stopped');
         logger.flush();
       }

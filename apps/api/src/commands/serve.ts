@@ -7,7 +7,7 @@ import { trackConnections } from '../http/drain-connections';
 import { createHttpServer } from '../http/http-server';
 import { systemClock } from '../clock';
 import { publicUrlWarning, type Config } from '../config';
-import type { Logger } from '../logger';
+import { flushRepeats, type Logger } from '../logger';
 import { seedIndex } from '../indexing/seed-index';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
@@ -182,6 +182,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     force.unref();
     server.close(() => {
       void closeAll().finally(() => {
+        flushRepeats(logger);
         logger.info('stopped');
         logger.flush();
         process.exitCode = 0;

@@ -1,7 +1,7 @@
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { runSyncWorker } from '../indexing/sync-worker';
-import type { Logger } from '../logger';
+import { flushRepeats, type Logger } from '../logger';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
 import type { Database } from '@domain-index/db';
@@ -94,6 +94,7 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
     await probe.close();
     await database.close();
     await stopAdminServer(admin);
+    flushRepeats(logger);
     logger.flush();
   }
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger';
+import { flushRepeats, type Logger } from '../logger';
 
 /** How a long-running process reacts to SIGTERM and SIGINT. */
 export interface ShutdownOptions {
@@ -50,6 +50,7 @@ function forceExit(options: ShutdownOptions, message: string): void {
       .filter((kind) => kind !== 'TTYWrap')
       .reduce<Record<string, number>>((counts, kind) => ({ ...counts, [kind]: (counts[kind] ?? 0) + 1 }), {});
     options.logger.error({ open }, message);
+    flushRepeats(options.logger);
   } finally {
     // pino's destination writes what it holds synchronously on exit
     process.exit(1);
