@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error';
-import { checkWorkers, ConfigError, loadConfig, type Config } from './config';
+import { checkDatabaseChoice, checkWorkers, ConfigError, loadConfig, type Config } from './config';
 import { io } from './embedded/cli-io';
 import { failureLine } from './failure-line';
 
@@ -72,7 +72,7 @@ export function buildProgram(): Command {
     .description('start the API (embedded database with demo data unless DATABASE_URL is set)')
     .action(
       withConfig(async (config) => {
-        checkWorkers(config);
+        checkWorkers(checkDatabaseChoice(config, 'service'));
         const { loggerFor } = await modules.logger();
         // with WORKERS > 1 this process runs the workers, and each worker runs `serve` itself
         if (config.workers > 1 && cluster.isPrimary)
@@ -129,7 +129,7 @@ export function buildProgram(): Command {
         throw new CliError(
           '--source goes with --once (the worker syncs every source on its schedule)',
         );
-      const config = loadConfig();
+      const config = checkDatabaseChoice(loadConfig(), 'service');
       const { loggerFor } = await modules.logger();
       const sync = await modules.sync();
       const logger = loggerFor(config);

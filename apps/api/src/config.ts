@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 // the URL rules alone: config must not load the database drivers (the CLI's --help stays fast)
 import { pgbouncerParameterProblem } from '@domain-index/db/database-url';
 import { z } from 'zod';
@@ -43,6 +44,8 @@ const envSchema = z.object({
   REPLICA_MAX_LAG_MS: wholeNumber(100, 600_000).default('2000'),
   REPLICA_CHECK_INTERVAL_MS: wholeNumber(50, 60_000).default('500'),
   DATA_DIR: z.string().default('./.data'),
+  EMBEDDED: z.enum(['0', '1'], { errorMap: () => ({ message: 'must be 1 (use the embedded database on purpose) or 0' }) }).optional(),
+  NODE_ENV: z.string().optional(),
   REDIS_URL: redisUrl.optional(),
   PORT: wholeNumber(0, 65_535).default('3000'),
   HOST: z
@@ -168,6 +171,13 @@ export interface Config {
   /** How often the API checks each replica's health and lag. */
   replicaCheckIntervalMs: number;
   dataDir: string;
+  /**
+   * EMBEDDED=1: the embedded database is wanted though the environment looks like production
+   * (see checkDatabaseChoice).
+   */
+  embeddedOnPurpose: boolean;
+  /** NODE_ENV as set; `production` says the process is meant for production. */
+  nodeEnv: string | undefined;
   /** Redis URL for the shared rate limiter; undefined means the in-process limiter. */
   redisUrl: string | undefined;
   port: number;
@@ -253,6 +263,50 @@ export function checkWorkers(config: Config): Config {
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '::0']);
 
+/** Whether a listener on `host` is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (bare === 'localhost') return true;
+  return isIP(bare) !== 0 && ipaddr.process(bare).range() === 'loopback';
+}
+
+/**
+ * Which commands a check applies to: `serve` and `sync` are the processes an operator deploys,
+ * so every sign of production counts; the one-shot commands (keys, accounts, migrate, import...)
+ * are also run on laptops with the variables of a shell, so only NODE_ENV=production counts.
+ */
+export type DatabaseChoiceScope = 'service' | 'one-shot';
+
+/**
+ * What says the process is meant for production though DATABASE_URL is unset (misspelt, or
+ * missing from the unit's environment file): each item names the variable as set (never a URL).
+ */
+function productionSigns(config: Config, scope: DatabaseChoiceScope): string[] {
+  const signs: string[] = [];
+  if (scope === 'service') {
+    if (config.redisUrl !== undefined) signs.push('REDIS_URL');
+    if (config.workers > 1) signs.push(`WORKERS=${config.workers}`);
+    if (!isLoopbackHost(config.host)) signs.push(`HOST=${config.host}`);
+  }
+  if (config.nodeEnv === 'production') signs.push('NODE_ENV=production');
+  return signs;
+}
+
+/**
+ * Refuses to open the embedded database for a process that is plainly meant for production:
+ * without it, a misspelt DATABASE_URL starts a fresh PGlite with demo data and a live demo key,
+ * and reports ready. EMBEDDED=1 is the way to want the embedded database anyway.
+ */
+export function checkDatabaseChoice(config: Config, scope: DatabaseChoiceScope): Config {
+  if (config.databaseUrl !== undefined || config.embeddedOnPurpose) return config;
+  const signs = productionSigns(config, scope);
+  if (signs.length === 0) return config;
+  const named = signs.length === 1 ? `${signs[0]!} is` : `${signs.slice(0, -1).join(', ')} and ${signs.at(-1)!} are`;
+  throw new ConfigError(
+    `invalid environment variable DATABASE_URL: not set, though ${named} set for production; set DATABASE_URL to the PostgreSQL URL, or EMBEDDED=1 to use the embedded database in ${config.dataDir} on purpose`,
+  );
+}
+
 /** The one line `serve` and `accounts` write on stderr when the links were built from a wildcard HOST. */
 export function publicUrlWarning(config: Config): string | undefined {
   if (!config.publicUrlGuessed) return undefined;
@@ -277,6 +331,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.SMTP_URL !== undefined && e.SMTP_FROM === undefined) {
     throw new ConfigError('invalid environment variable SMTP_FROM: must be set when SMTP_URL is (the address mail is sent from)');
   }
+  if (e.EMBEDDED === '1' && e.DATABASE_URL !== undefined) {
+    throw new ConfigError('invalid environment variable EMBEDDED: 1 asks for the embedded database, but DATABASE_URL is set; unset one of them');
+  }
   if (e.DATABASE_REPLICA_URLS !== undefined && e.DATABASE_URL === undefined) {
     throw new ConfigError('invalid environment variable DATABASE_REPLICA_URLS: replicas need DATABASE_URL, their primary (the embedded database has none)');
   }
@@ -291,6 +348,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseIdleTimeoutMs: e.DATABASE_IDLE_TIMEOUT_MS,
     replicaCheckIntervalMs: e.REPLICA_CHECK_INTERVAL_MS,
     dataDir: e.DATA_DIR,
+    embeddedOnPurpose: e.EMBEDDED === '1',
+    nodeEnv: e.NODE_ENV,
     redisUrl: e.REDIS_URL,
     port: e.PORT,
     host,

@@ -1,5 +1,7 @@
+import { classifyDatabaseFailure } from '@domain-index/db/failures';
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { failureLine } from './failure-line';
 
 export type { Logger };
 
@@ -26,15 +28,18 @@ export function logDestination(format: LogFormat): pino.DestinationStream {
 /**
  * Structured logs (JSON lines unless `destination` says otherwise). Authorization headers and
  * anything key-like are censored wherever they appear, so a key never reaches a log line even
- * when a caller puts it in the wrong place.
+ * when a caller puts it in the wrong place. Errors carry no statement text (errorForLog), and
+ * identical lines within 10 s are counted rather than repeated (countRepeats).
  */
 export function createLogger(level: string, destination: pino.DestinationStream = logDestination('json')): Logger {
-  return pino(
+  const repeats = new Map<string, Repeated>();
+  const logger = pino(
     {
       level,
       base: { service: 'domain-index' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      serializers: { err: withoutStatementValues },
+      serializers: { err: errorForLog },
+      hooks: { logMethod: countRepeats(repeats) },
       redact: {
         paths: [
           'req.headers.authorization',
@@ -50,6 +55,8 @@ export function createLogger(level: string, destination: pino.DestinationStream 
     },
     destination,
   );
+  repeatsOf.set(logger, repeats);
+  return logger;
 }
 
 /** The logger of a command, as LOG_LEVEL and LOG_FORMAT configure it. */
@@ -57,39 +64,122 @@ export function loggerFor(config: { logLevel: string; logFormat: LogFormat | und
   return createLogger(config.logLevel, logDestination(logFormat(config.logFormat)));
 }
 
-/** Where Drizzle's error message lists a failed statement's parameters: request and feed values. */
-const PARAMS = '\nparams: ';
-
-/** The text up to the parameters, and the stack frames after them: the values are left out. */
-function scrub(text: string): string {
-  const start = text.indexOf(PARAMS);
-  if (start < 0) return text;
-  const frames = text.indexOf('\n    at ', start);
-  return `${text.slice(0, start)}${PARAMS}[not logged]${frames < 0 ? '' : text.slice(frames)}`;
-}
+/** Drizzle's message of a failed statement: the statement's text, then its parameter values. */
+const STATEMENT_TEXT = /^Failed query: /;
 
 /** An error as pino's serializer writes it: the fields read here, and whatever else it has. */
 interface SerializedError {
+  type: string;
   message: string;
   stack: string;
   cause?: unknown;
   [field: string]: unknown;
 }
 
+/** The serialized error without statement text: Drizzle's wrapper says only that a statement failed. */
 function scrubSerialized(serialized: SerializedError): SerializedError {
-  // Drizzle's error also carries the values as a field of its own
-  const { params: _params, ...rest } = serialized;
-  const scrubbed: SerializedError = { ...rest, message: scrub(serialized.message), stack: scrub(serialized.stack) };
+  // Drizzle's error also carries the statement and its values as fields of their own
+  const { params: _params, query: _query, ...rest } = serialized;
+  if (!STATEMENT_TEXT.test(serialized.message)) {
+    const cause = serialized.cause;
+    return typeof cause === 'object' && cause !== null && 'message' in cause ? { ...rest, cause: scrubSerialized(cause as SerializedError) } : { ...rest };
+  }
+  const message = 'a database statement failed';
+  const frames = serialized.stack.indexOf('\n    at ');
+  const scrubbed: SerializedError = { ...rest, message, stack: `${serialized.type}: ${message}${frames < 0 ? '' : serialized.stack.slice(frames)}` };
   const cause = serialized.cause;
   if (typeof cause === 'object' && cause !== null && 'message' in cause) scrubbed.cause = scrubSerialized(cause as SerializedError);
   return scrubbed;
 }
 
 /**
- * Errors as pino writes them, each cause apart, but without the parameter values Drizzle puts in
- * a failed statement's message: they are the customer's query values, or a password hash.
+ * Errors as pino writes them, never with a statement's text or parameter values (a column list
+ * of 4 KB, the customer's query values, a password hash). A database that is unavailable (gone,
+ * out of time, a statement past its deadline) is expected in operation: its error is its one
+ * failure line, without a stack. Anything else keeps its stack and causes: it is a defect.
  */
-function withoutStatementValues(error: unknown): unknown {
+function errorForLog(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
+  if (classifyDatabaseFailure(error).kind === 'unavailable') return { type: error.name, message: failureLine(error) };
   return scrubSerialized(pino.stdSerializers.errWithCause(error));
+}
+
+/** pino's number for warn: lines at this level and above are counted when repeated. */
+const WARN = 40;
+
+/** How long identical lines are counted instead of written. */
+export const REPEAT_WINDOW_MS = 10_000;
+
+/** Fields that differ between lines that say the same thing: left out when lines are compared. */
+const PER_REQUEST_FIELDS = new Set(['requestId', 'time']);
+
+interface Repeated {
+  count: number;
+  timer: NodeJS.Timeout;
+  write: (count: number) => void;
+}
+
+/** The lines being counted, by what they say; one set per logger tree (createLogger). */
+const repeatsOf = new WeakMap<Logger, Map<string, Repeated>>();
+
+/** What a line says, for comparing: its level, message, bindings and fields but the per-request ones. */
+function lineKey(level: number, message: string, fields: Record<string, unknown>, bindings: Record<string, unknown>): string {
+  const kept = Object.entries({ ...bindings, ...fields })
+    .filter(([name]) => !PER_REQUEST_FIELDS.has(name))
+    .map(([name, value]) => [name, value instanceof Error ? `${value.name}: ${failureLine(value)}` : value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify([level, message, kept]);
+}
+
+/**
+ * pino's logMethod hook: the first of identical warnings or errors (lineKey) is written; the ones that follow
+ * within REPEAT_WINDOW_MS are counted, and when the window closes one line says how many there
+ * were ("... (repeated N times in 10 s)"). An outage that refuses every request thus writes two
+ * lines per kind of refusal every 10 s, not one per request.
+ */
+function countRepeats(repeats: Map<string, Repeated>) {
+  return function logMethod(this: Logger, args: Parameters<pino.LogFn>, method: pino.LogFn, level: number): void {
+    // info and below are the access log and progress lines, each distinct by design
+    if (level < WARN) {
+      method.apply(this, args);
+      return;
+    }
+    const [first, second] = args as unknown[];
+    const fields = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
+    const message = typeof first === 'string' ? first : typeof second === 'string' ? second : '';
+    let key: string;
+    try {
+      key = lineKey(level, message, fields, this.bindings());
+    } catch {
+      // a field that cannot be compared (a cycle): written as it is
+      method.apply(this, args);
+      return;
+    }
+    const seen = repeats.get(key);
+    if (seen !== undefined) {
+      seen.count += 1;
+      return;
+    }
+    const summaryFields = Object.fromEntries(Object.entries(fields).filter(([name]) => !PER_REQUEST_FIELDS.has(name)));
+    const write = (count: number) => method.apply(this, [{ ...summaryFields, repeated: count }, `${message} (repeated ${count} times in ${REPEAT_WINDOW_MS / 1000} s)`]);
+    const timer = setTimeout(() => {
+      repeats.delete(key);
+      if (entry.count > 0) write(entry.count);
+    }, REPEAT_WINDOW_MS);
+    timer.unref();
+    const entry: Repeated = { count: 0, timer, write };
+    repeats.set(key, entry);
+    method.apply(this, args);
+  };
+}
+
+/** Writes the counts of repeated lines still open (before a process exits, their windows never close). */
+export function flushRepeats(logger: Logger): void {
+  const repeats = repeatsOf.get(logger);
+  if (repeats === undefined) return;
+  for (const [key, entry] of repeats) {
+    clearTimeout(entry.timer);
+    repeats.delete(key);
+    if (entry.count > 0) entry.write(entry.count);
+  }
 }

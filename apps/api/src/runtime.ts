@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { migrateDatabase, openDatabase, type Database } from '@domain-index/db';
 import { CliError } from './cli-error';
-import type { Config } from './config';
+import { checkDatabaseChoice, type Config } from './config';
 import { io } from './embedded/cli-io';
 import { releaseDataDir, takeDataDir } from './embedded/data-dir-lock';
 import { failureLine } from './failure-line';
@@ -19,9 +19,12 @@ export function describeDatabase(config: Config): string {
 
 /**
  * Opens the configured database and applies pending migrations; returns it with the tags of
- * the migrations applied now. A failure is one CLI line naming the database and the cause.
+ * the migrations applied now. A failure is one CLI line naming the database and the cause;
+ * the embedded database under NODE_ENV=production is refused before anything is created.
  */
 export async function openAndMigrate(config: Config, options: OpenOptions = {}): Promise<{ database: Database; applied: string[] }> {
+  // serve and sync have checked for more already (cli-program.ts); every command refuses NODE_ENV=production
+  checkDatabaseChoice(config, 'one-shot');
   const embedded = config.databaseUrl === undefined && !config.dataDir.startsWith('memory://');
   if (embedded) {
     // a command the running server runs for another process uses the server's own database

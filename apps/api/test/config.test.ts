@@ -1,15 +1,18 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, testEngines } from '@domain-index/db/testing';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, publicUrlWarning } from '../src/config';
+import { checkDatabaseChoice, isLoopbackHost, loadConfig, publicUrlWarning } from '../src/config';
 import { logFormat } from '../src/logger';
 import { freePort, startServe, until } from './support/processes';
 
 const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
 
-function serveWith(env: Record<string, string>) {
-  return spawnSync(process.execPath, [cli, 'serve'], {
+function serveWith(env: Record<string, string>, args = ['serve']) {
+  return spawnSync(process.execPath, [cli, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
     timeout: 30_000,
@@ -97,7 +100,7 @@ describe('configuration', () => {
   }
 
   it('refuses more than one worker without PostgreSQL or without Redis, naming WORKERS', () => {
-    for (const env of [{ WORKERS: '2' }, { WORKERS: '2', DATABASE_URL: 'postgres://u@127.0.0.1:1/x' }]) {
+    for (const env of [{ WORKERS: '2', EMBEDDED: '1' }, { WORKERS: '2', DATABASE_URL: 'postgres://u@127.0.0.1:1/x' }]) {
       const result = serveWith(env);
       expect(result.status).not.toBe(0);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -107,6 +110,51 @@ describe('configuration', () => {
     // the other commands run with the same environment
     expect(loadConfig({ WORKERS: '2' }).workers).toBe(2);
     expect(loadConfig({}).workers).toBe(1);
+  });
+
+  it('refuses the embedded database for serve and sync when REDIS_URL, WORKERS > 1, a non-loopback HOST or NODE_ENV=production say production', () => {
+    const refused = (env: Record<string, string>, scope: 'service' | 'one-shot' = 'service') => () => checkDatabaseChoice(loadConfig(env), scope);
+    expect(refused({ REDIS_URL: 'redis://:secret@r:6379', HOST: '0.0.0.0' })).toThrow(
+      'invalid environment variable DATABASE_URL: not set, though REDIS_URL and HOST=0.0.0.0 are set for production; set DATABASE_URL to the PostgreSQL URL, or EMBEDDED=1 to use the embedded database in ./.data on purpose',
+    );
+    expect(refused({ WORKERS: '4', HOST: '10.1.2.3', NODE_ENV: 'production', REDIS_URL: 'redis://r:6379' })).toThrow(
+      /not set, though REDIS_URL, WORKERS=4, HOST=10\.1\.2\.3 and NODE_ENV=production are set for production;/,
+    );
+    expect(refused({ HOST: '::' })).toThrow(/not set, though HOST=:: is set for production;/);
+    expect(refused({ NODE_ENV: 'production' })).toThrow(/not set, though NODE_ENV=production is set for production;/);
+    // the one-shot commands (keys, accounts, migrate...) are also a laptop's: only NODE_ENV counts there
+    expect(refused({ NODE_ENV: 'production' }, 'one-shot')).toThrow(/NODE_ENV=production is set/);
+    expect(refused({ REDIS_URL: 'redis://r:6379', HOST: '0.0.0.0', WORKERS: '2' }, 'one-shot')).not.toThrow();
+    // on purpose, or with a database, or on a laptop: no refusal
+    expect(refused({ REDIS_URL: 'redis://r:6379', HOST: '0.0.0.0', NODE_ENV: 'production', EMBEDDED: '1' })).not.toThrow();
+    expect(refused({ REDIS_URL: 'redis://r:6379', HOST: '0.0.0.0', NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db:5432/x' })).not.toThrow();
+    for (const host of ['127.0.0.1', '127.9.9.9', '::1', '[::1]', 'localhost']) expect(refused({ HOST: host, NODE_ENV: 'development' })).not.toThrow();
+    expect(refused({})).not.toThrow();
+    expect(() => loadConfig({ EMBEDDED: '1', DATABASE_URL: 'postgres://u@db:5432/x' })).toThrow(
+      'invalid environment variable EMBEDDED: 1 asks for the embedded database, but DATABASE_URL is set; unset one of them',
+    );
+    expect(() => loadConfig({ EMBEDDED: 'yes' })).toThrow(/^invalid environment variable EMBEDDED: must be 1/);
+    expect(['0.0.0.0', '10.0.0.1', '::', 'api.example.com', '192.168.1.1'].filter(isLoopbackHost)).toEqual([]);
+  });
+
+  it('serve and sync exit 2 with one line and create nothing in DATA_DIR when DATABASE_URL is missing from a production environment', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'di-refused-'));
+    const dataDir = join(dir, 'data');
+    try {
+      // DATABASE_URL misspelt, as reported
+      const env = { DATABSE_URL: 'postgres://u@127.0.0.1:1/x', REDIS_URL: 'redis://127.0.0.1:1', HOST: '0.0.0.0', DATA_DIR: dataDir };
+      const line = `domain-index: invalid environment variable DATABASE_URL: not set, though REDIS_URL and HOST=0.0.0.0 are set for production; set DATABASE_URL to the PostgreSQL URL, or EMBEDDED=1 to use the embedded database in ${dataDir} on purpose\n`;
+      for (const args of [['serve'], ['sync'], ['sync', '--once']]) {
+        const result = serveWith(env, args);
+        expect({ args, status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, status: 2, stdout: '', stderr: line });
+      }
+      const production = serveWith({ NODE_ENV: 'production', DATA_DIR: dataDir }, ['keys', 'create', '--plan', 'free']);
+      expect(production).toMatchObject({ status: 2, stdout: '' });
+      expect(production.stderr).toMatch(/^domain-index: invalid environment variable DATABASE_URL: not set, though NODE_ENV=production is set for production; [^\n]+\n$/);
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads replicas of the primary, with their lag bound and check interval', () => {

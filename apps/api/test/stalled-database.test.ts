@@ -1,6 +1,8 @@
 import { openDatabase, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPEAT_WINDOW_MS } from '../src/logger';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
 import { until } from './support/processes';
 import { startApi, type RunningApi } from './support/start-api';
@@ -60,5 +62,37 @@ describe.skipIf(postgres.skip)('PostgreSQL that accepts connections and never an
     const resumed = performance.now();
     await until('every endpoint answers 200 again', async () => (await Promise.all(PATHS.map(async (path) => (await api.get(path)).status))).every((status) => status === 200), 5_000);
     expect(performance.now() - resumed).toBeLessThan(5_000);
+  });
+
+  it('logs each kind of refusal as one warning without a stack or SQL, and counts the repeats instead of writing them', { timeout: 60_000 }, async () => {
+    // the refusals of the test before are counted for 10 s: this one starts with no window open
+    await sleep(REPEAT_WINDOW_MS + 500);
+    for (const path of PATHS) expect((await api.get(path)).status, path).toBe(200);
+    const from = api.logLines.length;
+    proxy.stall();
+    try {
+      const statuses = await Promise.all(Array.from({ length: 24 }, (_, i) => api.get(PATHS[i % PATHS.length]!).then((response) => response.status)));
+      expect(statuses.every((status) => status === 503)).toBe(true);
+      const refusals = () => api.logLines.slice(from).filter((line) => line.includes('request refused by a service fault'));
+      const first = refusals().map((line) => JSON.parse(line) as Record<string, unknown>);
+      // one line per kind (code and route), not one per request
+      expect(first.length).toBeGreaterThan(0);
+      expect(first.length).toBeLessThanOrEqual(PATHS.length * SERVICE_FAULTS.length);
+      expect(new Set(first.map((line) => `${String(line.code)} ${String(line.route)}`)).size).toBe(first.length);
+      for (const line of first) {
+        expect(line).toMatchObject({ level: 40 });
+        expect(SERVICE_FAULTS).toContain(line.code);
+        expect(line).not.toHaveProperty('err');
+      }
+      // when the 10 s window closes, how many more there were
+      await until('the repeats are counted', () => refusals().some((line) => line.includes('"repeated"')), 15_000);
+      const summaries = refusals().map((line) => JSON.parse(line) as { repeated?: number }).filter((line) => line.repeated !== undefined);
+      expect(summaries.reduce((sum, line) => sum + line.repeated!, 0) + first.length).toBe(24);
+    } finally {
+      proxy.resume();
+    }
+    const written = api.logLines.slice(from).join('\n');
+    expect(written).not.toContain('"stack"');
+    expect(written).not.toMatch(/\bselect\b|\binsert\b|\bfrom listings\b/i);
   });
 });

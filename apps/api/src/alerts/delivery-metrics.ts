@@ -2,12 +2,14 @@ import type { Database } from '@domain-index/db';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../clock';
 import { outboxDepth } from './delivery-worker';
+import { boundedCollector } from '../ops/bounded-collect';
 
 /**
  * The webhook delivery's metrics, in the process that sends (`sync`, or the embedded start):
  * `domain_index_webhook_deliveries_total{outcome}` per attempt, and the outbox read at each
  * scrape: `domain_index_webhook_outbox_pending` (messages waiting) and
- * `domain_index_webhook_outbox_oldest_seconds` (how long the oldest has waited).
+ * `domain_index_webhook_outbox_oldest_seconds` (how long the oldest has waited), with
+ * `domain_index_metrics_stale{collector="webhook_outbox"}` saying whether that read answered.
  */
 export class DeliveryMetrics {
   readonly outcomes: Counter<'outcome'>;
@@ -20,16 +22,15 @@ export class DeliveryMetrics {
       registers: [registry],
     });
     for (const outcome of ['delivered', 'retrying', 'failed', 'disabled']) this.outcomes.inc({ outcome }, 0);
-    let depth: Promise<{ pending: number; oldestSeconds: number }> | undefined;
-    // both gauges come from one statement per scrape
-    const read = () => (depth ??= outboxDepth(database, clock.now()).finally(() => setTimeout(() => (depth = undefined), 1_000).unref()));
+    // both gauges come from one statement per scrape, bounded: a scrape while the database is
+    // away or stalled keeps the last values (marked stale) rather than hang or report an empty outbox
+    const read = boundedCollector(registry, 'webhook_outbox', () => outboxDepth(database, clock.now()));
     new Gauge({
       name: 'domain_index_webhook_outbox_pending',
       help: 'Webhook messages waiting to be sent (due now or waiting for a retry).',
       registers: [registry],
       async collect() {
-        // a scrape while the database is away keeps the last value rather than report an empty outbox
-        const measured = await read().catch(() => undefined);
+        const measured = await read();
         if (measured !== undefined) this.set(measured.pending);
       },
     });
@@ -38,7 +39,7 @@ export class DeliveryMetrics {
       help: 'How long the oldest webhook message still waiting has waited, seconds.',
       registers: [registry],
       async collect() {
-        const measured = await read().catch(() => undefined);
+        const measured = await read();
         if (measured !== undefined) this.set(measured.oldestSeconds);
       },
     });

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { publicUrlWarning, type Config } from '../config';
-import type { Logger } from '../logger';
+import { flushRepeats, type Logger } from '../logger';
 import { openMigratedDatabase } from '../runtime';
 import type { Database } from '@domain-index/db';
 import { systemClock } from '../clock';
@@ -8,6 +8,7 @@ import { openAdmin, stopAdminServer } from '../ops/admin-server';
 import { Health } from '../ops/health';
 import { clusterMetrics } from '../ops/process-registry';
 import { Readiness } from '../ops/readiness';
+import { onShutdownSignals } from '../ops/shutdown';
 import { loadSources } from '../sources';
 
 /** A worker that dies after start-up is replaced after this long, so a crash cannot spin. */
@@ -19,7 +20,7 @@ const REPLACE_AFTER_MS = 1_000;
  * to them in turn). One Node process uses one core; the instances are stateless and the Redis
  * limiter keeps one count per key across them, so this is N instances on one machine. A worker
  * that dies is logged and replaced; SIGTERM or SIGINT stop every worker gracefully, then this
- * process. If a worker fails before all of them listen, start-up fails: everything stops and
+ * process (a second signal, or SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS passing, kills them). If a worker fails before all of them listen, start-up fails: everything stops and
  * the exit code is 1 (the worker has said why on stderr).
  */
 export async function serveWorkers(config: Config, logger: Logger): Promise<void> {
@@ -74,6 +75,7 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
       }
       if (running.size === 0) {
         closeAdmin();
+        flushRepeats(logger);
         logger.info('stopped');
         logger.flush();
       }
@@ -106,8 +108,15 @@ export async function serveWorkers(config: Config, logger: Logger): Promise<void
     logger.info({ signal }, 'shutting down: stopping the API workers');
     stopAll();
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  // Each worker has the same deadline; past it, or on a second signal, what still runs is killed.
+  onShutdownSignals(onSignal, {
+    logger,
+    deadlineMs: config.shutdownDelayMs + config.shutdownTimeoutMs,
+    secondSignalExits: true,
+    beforeForcedExit: () => {
+      for (const worker of running) if (!worker.isDead()) worker.process.kill('SIGKILL');
+    },
+  });
 
   for (let i = 0; i < config.workers; i += 1) fork();
 }

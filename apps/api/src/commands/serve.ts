@@ -7,7 +7,7 @@ import { trackConnections } from '../http/drain-connections';
 import { createHttpServer } from '../http/http-server';
 import { systemClock } from '../clock';
 import { publicUrlWarning, type Config } from '../config';
-import type { Logger } from '../logger';
+import { flushRepeats, type Logger } from '../logger';
 import { seedIndex } from '../indexing/seed-index';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
@@ -27,6 +27,7 @@ import { prepareDemo, startAnnouncement, type DemoStart } from './first-start';
 import { Readiness } from '../ops/readiness';
 import { ApiMetrics } from '../ops/api-metrics';
 import { openAdmin, ownMetrics, stopAdminServer } from '../ops/admin-server';
+import { onShutdownSignals } from '../ops/shutdown';
 import { Health } from '../ops/health';
 import { processRegistry } from '../ops/process-registry';
 import { openProbeDatabase } from '../ops/probe-database';
@@ -48,8 +49,9 @@ const REDIS_CONNECT_WAIT_MS = 5_000;
 
 /**
  * Starts the API and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight
- * requests finish (up to SHUTDOWN_TIMEOUT_MS) and close each connection after its response,
- * then close the pools.
+ * requests finish and close each connection after its response, write what the request log
+ * and the usage counts hold, then close the pools and the Redis clients; all of it within
+ * SHUTDOWN_TIMEOUT_MS of the listener closing, or the process exits 1 (ops/shutdown.ts).
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);
@@ -185,10 +187,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   }
   logger.info({ host: config.host, port, database: database.kind, rateLimiter: config.redisUrl === undefined ? 'memory' : 'redis' }, 'listening');
 
-  let stopping = false;
+  // The listener closes SHUTDOWN_DELAY_MS after the signal, and the whole stop gets
+  // SHUTDOWN_TIMEOUT_MS from then; its last part (at most 1 s) is kept for writing the request
+  // log and the usage counts and closing the pools, after the connections still open are closed.
+  const closingReserveMs = Math.min(1_000, Math.floor(config.shutdownTimeoutMs / 4));
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     // Readiness fails at once; the listener stays open SHUTDOWN_DELAY_MS more, so a balancer
     // that polls /readyz stops sending requests before any connection is refused.
     readiness.markDraining();
@@ -202,10 +205,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     const force = setTimeout(() => {
       logger.warn('shutdown timeout reached: closing remaining connections');
       server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
+    }, config.shutdownTimeoutMs - closingReserveMs);
     force.unref();
     server.close(() => {
       void closeAll().finally(() => {
+        flushRepeats(logger);
         logger.info('stopped');
         logger.flush();
         process.exitCode = 0;
@@ -213,15 +217,10 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     });
     connections.drain();
   };
-  // `on`, not `once`: a supervisor that signals the whole process group (systemd's default)
-  // reaches a worker twice, from itself and from the primary; a second signal must not fall
-  // through to the default action and kill the worker mid-request. stop() ignores repeats.
-  process.on('SIGTERM', () => {
-    stop('SIGTERM');
-  });
-  process.on('SIGINT', () => {
-    stop('SIGINT');
-  });
+  // A worker of serve-workers.ts hears a signal twice (from the supervisor's signal to the
+  // process group and from the primary): it ignores the repeat. Anywhere else a second signal
+  // means "now". Past the deadline the process exits 1 whatever is still open.
+  onShutdownSignals(stop, { logger, deadlineMs: config.shutdownDelayMs + config.shutdownTimeoutMs, secondSignalExits: !cluster.isWorker });
 }
 
 /**

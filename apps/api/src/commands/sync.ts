@@ -1,7 +1,7 @@
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { runSyncWorker } from '../indexing/sync-worker';
-import type { Logger } from '../logger';
+import { flushRepeats, type Logger } from '../logger';
 import { openMigratedDatabase } from '../runtime';
 import { loadSources } from '../sources';
 import type { Database } from '@domain-index/db';
@@ -10,6 +10,7 @@ import { Health } from '../ops/health';
 import { processRegistry } from '../ops/process-registry';
 import { openProbeDatabase } from '../ops/probe-database';
 import { Readiness } from '../ops/readiness';
+import { onShutdownSignals } from '../ops/shutdown';
 import { SyncMetrics } from '../ops/sync-metrics';
 import { registerPoolMetrics } from '../ops/pool-metrics';
 import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
@@ -22,7 +23,10 @@ import { CliError } from '../cli-error';
 import { formatSummary } from './summary';
 import { io } from '../embedded/cli-io';
 
-/** `domain-index sync`: the long-running worker; stops after the batch in flight on SIGTERM/SIGINT. */
+/**
+ * `domain-index sync`: the long-running worker; stops after the batch in flight on SIGTERM/SIGINT,
+ * within SHUTDOWN_TIMEOUT_MS or with exit code 1, and at once on a second signal.
+ */
 export async function syncCommand(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);
   const registry = processRegistry();
@@ -52,13 +56,16 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
   readiness.useDatabase(probe.database);
   health.useDatabase(probe.database);
   const stop = new AbortController();
-  const onSignal = (signal: string) => {
-    readiness.markDraining();
-    logger.info({ signal }, 'stopping the sync worker after the batch in flight');
-    stop.abort();
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  // A batch still running at the deadline is abandoned: its transaction rolls back with the
+  // connection, the previous batch stays served, and the next start removes its staging tables.
+  onShutdownSignals(
+    (signal) => {
+      readiness.markDraining();
+      logger.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'stopping the sync worker after the batch in flight');
+      stop.abort();
+    },
+    { logger, deadlineMs: config.shutdownTimeoutMs, secondSignalExits: true },
+  );
   // Webhooks and digests go out beside the syncs (a sync can take minutes): a loop of their own.
   const mailer = mailerFromConfig(config, logger);
   const deliveries = new BackgroundLoop(
@@ -88,6 +95,7 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
     await probe.close();
     await database.close();
     await stopAdminServer(admin);
+    flushRepeats(logger);
     logger.flush();
   }
 }

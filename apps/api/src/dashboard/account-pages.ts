@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { failureLine } from '../failure-line';
 import { changePassword, currentPasswordHash } from '../accounts/account-store';
 import { recordAudit, type AuditKind } from '../accounts/audit';
 import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/passwords';
@@ -134,7 +135,7 @@ export function accountPages(deps: DashboardDeps): Router {
         // Counted like a sign-in: a stolen session must not become a way to guess the password.
         gate = await deps.signInLimiter.attempt(account.email, address);
       } catch (error) {
-        deps.logger.warn({ err: error }, 'the sign-in limiter is unavailable: password change refused');
+        deps.logger.warn({ failure: failureLine(error) }, 'the sign-in limiter is unavailable: password change refused');
         res.status(503).setHeader('Retry-After', '5').send(passwordPage(account.email, 'Changing the password is unavailable right now. Please try again in a moment.'));
         return;
       }

@@ -1,4 +1,5 @@
 import { and, auditEvents, desc, eq, type Database } from '@domain-index/db';
+import { failureLine } from '../failure-line';
 import type { Request, Router } from 'express';
 import {
   accountForSignIn,
@@ -128,7 +129,7 @@ export function forgotPasswordPages(deps: DashboardDeps): Router {
         gate = await deps.signInLimiter.newPassword(address);
       } catch (error) {
         deps.logger.warn(
-          { err: error },
+          { failure: failureLine(error) },
           'the sign-in limiter is unavailable: password reset refused',
         );
         res

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { closeRedis, REDIS_DISCONNECT_TIMEOUT_MS } from '../ratelimit/close-redis';
 import { redisConnected } from '../ratelimit/redis-connected';
 
 /**
@@ -56,7 +57,7 @@ export class SignInLimiter {
 
   /** Shared through Redis by every instance. */
   static redis(url: string, prefix = 'di:signin'): SignInLimiter {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, disconnectTimeout: REDIS_DISCONNECT_TIMEOUT_MS });
     redis.on('error', () => undefined);
     const { perAccountAndAddress, perAddress, newPasswordsPerAddress, windowSeconds } = SIGN_IN_LIMITS;
     return new SignInLimiter(
@@ -93,8 +94,9 @@ export class SignInLimiter {
     return this.redis === undefined ? true : redisConnected(this.redis, timeoutMs);
   }
 
+  /** Closes the Redis client, whether or not Redis answers. */
   async close(): Promise<void> {
-    if (this.redis !== undefined) await this.redis.quit().catch(() => undefined);
+    if (this.redis !== undefined) await closeRedis(this.redis);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { failureLine } from '../failure-line';
 import { accountForSignIn, accountOfLink, createAccount, EMAIL_MAX_LENGTH, EmailTakenError, normaliseEmail, setPasswordWithLink } from '../accounts/account-store';
 import { recordAudit, type AuditKind } from '../accounts/audit';
 import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/passwords';
@@ -89,7 +90,7 @@ export function signInPages(deps: DashboardDeps): Router {
     try {
       gate = await deps.signInLimiter.newPassword(clientAddress(req));
     } catch (error) {
-      deps.logger.warn({ err: error }, 'the sign-in limiter is unavailable: password form refused');
+      deps.logger.warn({ failure: failureLine(error) }, 'the sign-in limiter is unavailable: password form refused');
       res.status(503).setHeader('Retry-After', '5').send(form('This is unavailable right now. Please try again in a moment.'));
       return false;
     }
@@ -122,7 +123,7 @@ export function signInPages(deps: DashboardDeps): Router {
         // all get through a check that ran before any of them failed.
         gate = await deps.signInLimiter.attempt(email, address);
       } catch (error) {
-        deps.logger.warn({ err: error }, 'the sign-in limiter is unavailable: sign-in refused');
+        deps.logger.warn({ failure: failureLine(error) }, 'the sign-in limiter is unavailable: sign-in refused');
         res.status(503).setHeader('Retry-After', '5').send(signInPage(deps.signupOpen, 'Signing in is unavailable right now. Please try again in a moment.', email));
         return;
       }

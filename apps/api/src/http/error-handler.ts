@@ -6,10 +6,14 @@ import type { z } from 'zod';
 import type { Logger } from '../logger';
 import { ApiError, sendError } from './api-error';
 import { internalError } from './query-failed';
+import { failureLine } from '../failure-line';
+import { routeLabel } from '../ops/request-metrics';
 
 /**
  * The last handler: every failure leaves as an error envelope. Unexpected errors are logged
- * with their detail and answered with a generic 500 that carries no stack, SQL or driver text.
+ * with their detail and answered with a generic 500 that carries no stack, SQL or driver text;
+ * an expected refusal (503: the database or Redis away, a query past its deadline) is one
+ * warning line naming the code, the failure and the route.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -22,7 +26,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (error.code === 'internal_error') {
         logDefect(logger, error.cause, req, res);
       } else if (error.status >= 500) {
-        logger.warn({ err: error.cause, code: error.code, requestId: res.locals.requestId, path: req.path }, 'request refused by a service fault');
+        // expected while a dependency is away: one line, no stack, no statement; repeats are counted (logger.ts)
+        logger.warn({ code: error.code, failure: error.cause === undefined ? undefined : failureLine(error.cause), route: routeLabel(req, res), requestId: res.locals.requestId }, 'request refused by a service fault');
       }
       sendError(res, error);
       return;

@@ -3,6 +3,7 @@ import type { SourceConfig } from '@domain-index/indexer';
 import { Redis } from 'ioredis';
 import type { Clock } from '../clock';
 import { answersWithin } from './answers-within';
+import { REDIS_DISCONNECT_TIMEOUT_MS } from '../ratelimit/close-redis';
 import { redisConnected } from '../ratelimit/redis-connected';
 import { readSyncStates, type SourceSyncState } from './sync-state';
 
@@ -151,6 +152,7 @@ export class Health {
         maxRetriesPerRequest: 0,
         commandTimeout: CHECK_TIMEOUT_MS,
         retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+        disconnectTimeout: REDIS_DISCONNECT_TIMEOUT_MS,
       });
       this.redis.on('error', () => {
         /* reported by the check; reconnection is automatic */

@@ -20,7 +20,7 @@ export function routesUnder(base: string): RequestHandler {
  * from our code's literals only, never from the URL, so the number of series cannot grow with
  * the paths people send. Anything no route took shares one value.
  */
-function routeLabel(req: Request, res: Response): string {
+export function routeLabel(req: Request, res: Response): string {
   const path: unknown = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof path !== 'string') return UNMATCHED_ROUTE;
   const base: unknown = res.locals.routeBase;

@@ -7,6 +7,7 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
 } from './rate-limiter';
+import { closeRedis, REDIS_DISCONNECT_TIMEOUT_MS } from './close-redis';
 import { redisConnected } from './redis-connected';
 
 /**
@@ -38,6 +39,7 @@ export class RedisRateLimiter implements RateLimiter {
       // Keep reconnecting in the background so service resumes when Redis returns.
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
       lazyConnect: false,
+      disconnectTimeout: REDIS_DISCONNECT_TIMEOUT_MS,
     });
     // Sent by its SHA1 rather than as text on every request; ioredis reloads it if Redis lost it.
     redis.defineCommand('consumeWindow', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
@@ -64,7 +66,7 @@ export class RedisRateLimiter implements RateLimiter {
     return redisConnected(this.redis, timeoutMs);
   }
 
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
 }

@@ -59,7 +59,8 @@ export class OwnRedis {
   /** Kills the server, as a crash would. */
   async stop(): Promise<void> {
     const child = this.process;
-    if (child === undefined || child.exitCode !== null) return;
+    // a server killed earlier has a signalCode and no exitCode: a second stop must not wait for it
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
