@@ -197,7 +197,7 @@ export class AlertActions {
       changes.query = query.params;
       changes.queryString = query.queryString;
     }
-    if (body.paused !== undefined) changes.paused = body.paused;
+    if (body.paused !== undefined) Object.assign(changes, { paused: body.paused, pausedReason: null });
     if (body.webhook_url !== undefined) {
       if (body.webhook_url === null) {
         Object.assign(changes, { webhookUrl: null, webhookSecret: null, previousWebhookSecret: null, secretRotatedAt: null, webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
@@ -228,7 +228,8 @@ export class AlertActions {
           await tx.update(alerts).set(changes).where(eq(alerts.id, row.id));
           // a webhook switched off or pointed elsewhere drops the messages still queued for the old one
           if (body.webhook_url !== undefined && body.webhook_url !== row.webhookUrl) {
-            await tx.update(webhookDeliveries).set({ status: 'cancelled' }).where(and(eq(webhookDeliveries.alertId, row.id), eq(webhookDeliveries.status, 'pending')));
+            const cancelledReason = body.webhook_url === null ? 'webhook removed' : 'webhook changed';
+            await tx.update(webhookDeliveries).set({ status: 'cancelled', cancelledReason }).where(and(eq(webhookDeliveries.alertId, row.id), eq(webhookDeliveries.status, 'pending')));
           }
           await auditAlertAction(tx, actor.owner, { keyId: actor.keyId, at: now, ip: actor.ip, kind: 'alert_changed', detail: `${row.name} (${row.id}): ${fields.join(', ')}` });
           if (secret !== null) await keeper?.(tx, row.id, secret);
