@@ -11,6 +11,7 @@ import { failureLine } from './failure-line';
 // against 0.35 s now (farm-bench, 8 paired runs; the figures are in the message of 3ce683b).
 const modules = {
   accounts: () => import('./commands/accounts'),
+  alerts: () => import('./commands/alerts'),
   feedsCheck: () => import('./commands/feeds-check'),
   import: () => import('./commands/import'),
   keys: () => import('./commands/keys'),
@@ -206,12 +207,20 @@ export function buildProgram(): Command {
   accounts
     .command('disable')
     .description(
-      'disable an account: its sessions end and its keys are refused from the next request',
+      'disable an account: its sessions end, its keys are refused from the next request, its alerts are paused',
     )
     .argument('<id>', 'the account id shown by accounts list')
     .action(async (id: string) => {
       const config = loadConfig();
       await (await modules.accounts()).accountsDisableCommand(config, id);
+    });
+  accounts
+    .command('enable')
+    .description('enable a disabled account: its keys work again; its alerts stay paused until resumed')
+    .argument('<id>', 'the account id shown by accounts list')
+    .action(async (id: string) => {
+      const config = loadConfig();
+      await (await modules.accounts()).accountsEnableCommand(config, id);
     });
   accounts
     .command('reset-link')
@@ -229,6 +238,42 @@ export function buildProgram(): Command {
       throw new InvalidArgumentError('must be CODE=US dollars per unit, such as EUR=1.08');
     return { ...rates, [match[1]!]: Number(match[2]) };
   }
+
+  const alerts = program.command('alerts').description("list, pause, resume or delete any owner's alerts");
+  const ownerOptions = (command: Command) =>
+    command
+      .option('--account <id>', 'the alerts of this account (accounts list)')
+      .option('--key <id>', 'the alerts of this key, one without an account (keys list)');
+  ownerOptions(
+    alerts.command('list').description("list alerts (all, or an owner's) with their owner, state, webhook, digest and last delivery"),
+  ).action(async (options: { account?: string; key?: string }) => {
+    const config = loadConfig();
+    await (await modules.alerts()).alertsListCommand(config, options);
+  });
+  for (const [name, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const) {
+    ownerOptions(
+      alerts
+        .command(name)
+        .description(
+          paused
+            ? "pause an alert, or all of an owner's: nothing is delivered for them until resumed"
+            : "resume an alert, or all of an owner's; refused while the owner is disabled, revoked or expired",
+        )
+        .argument('[id]', 'the alert id shown by alerts list'),
+    ).action(async (id: string | undefined, options: { account?: string; key?: string }) => {
+      const config = loadConfig();
+      await (await modules.alerts()).alertsPauseCommand(config, id, options, paused);
+    });
+  }
+  ownerOptions(
+    alerts.command('delete').description("delete an alert, or all of an owner's, with their queued messages").argument('[id]', 'the alert id shown by alerts list'),
+  ).action(async (id: string | undefined, options: { account?: string; key?: string }) => {
+    const config = loadConfig();
+    await (await modules.alerts()).alertsDeleteCommand(config, id, options);
+  });
 
   const feeds = program.command('feeds').description('inspect marketplace feeds');
   feeds

@@ -160,6 +160,18 @@ for (const { engine, skip } of testEngines()) {
       });
     });
 
+    it('holds the plan to its number of alerts under 50 creates side by side: exactly the limit made, the other 48 refused with the 403', async () => {
+      const racer = await createAccount(test.database, { email: 'racer@example.com', planId: 'free', at: new Date() });
+      const key = (await createKey(test.database, { planId: 'free', environment: 'live', accountId: racer.id })).key;
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => send(key, 'POST', '/api/v1/alerts', { name: `race ${i}`, query: '', webhook_url: 'http://127.0.0.1:9/x' })));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([...Array<number>(2).fill(201), ...Array<number>(48).fill(403)]);
+      const refusals = await Promise.all(answers.filter((answer) => answer.status === 403).map((answer) => answer.json()));
+      expect(new Set(refusals.map((body) => JSON.stringify(body)))).toEqual(
+        new Set([JSON.stringify({ error: { code: 'alert_limit_reached', message: 'your plan (free) allows 2 alerts and you have 2: delete one, or move to a plan with more' } })]),
+      );
+      expect(((await (await send(key, 'GET', '/api/v1/alerts')).json()) as { data: Alert[] }).data).toHaveLength(2);
+    });
+
     it('refuses a body that is not JSON, too large or of the wrong shape with 400 naming the field', async () => {
       const cases: [unknown, Record<string, string>, string, string][] = [
         ['{not json', {}, 'body', 'body: not valid JSON'],

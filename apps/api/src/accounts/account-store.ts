@@ -1,4 +1,5 @@
-import { accountLinks, accounts, and, apiKeys, eq, gt, isNull, plans, sessions, sql, type Database } from '@domain-index/db';
+import { accountLinks, accounts, and, apiKeys, eq, gt, isNotNull, isNull, plans, sessions, sql, type Database } from '@domain-index/db';
+import { stopOwnerAlerts } from '../alerts/owner-state';
 import { UnknownPlanError } from '../auth/key-store';
 import { endSessionsOf } from './sessions';
 import { hashToken, newPublicId, newSecretToken } from './secret-token';
@@ -119,7 +120,11 @@ export async function setAccountPlan(database: Database, id: string, planId: str
   return rows.length > 0;
 }
 
-/** Disables an account: its sessions end now, and its keys are refused from the next request. */
+/**
+ * Disables an account, in one transaction: its sessions end now, its keys are refused from the
+ * next request, and its alerts are paused with their pending messages cancelled ("owner
+ * disabled"), so nothing more is sent for it.
+ */
 export async function disableAccount(database: Database, id: string, at: Date): Promise<boolean> {
   return database.db.transaction(async (tx) => {
     const rows = await tx
@@ -128,8 +133,22 @@ export async function disableAccount(database: Database, id: string, at: Date): 
       .where(and(eq(accounts.id, id), isNull(accounts.disabledAt)))
       .returning({ id: accounts.id });
     await tx.delete(sessions).where(eq(sessions.accountId, id));
+    await stopOwnerAlerts(tx, { accountId: id }, 'owner disabled', at);
     return rows.length > 0;
   });
+}
+
+/**
+ * Enables a disabled account: its keys work again from the next request. Its alerts stay
+ * paused: the owner resumes them. False when it was not disabled.
+ */
+export async function enableAccount(database: Database, id: string): Promise<boolean> {
+  const rows = await database.db
+    .update(accounts)
+    .set({ disabledAt: null })
+    .where(and(eq(accounts.id, id), isNotNull(accounts.disabledAt)))
+    .returning({ id: accounts.id });
+  return rows.length > 0;
 }
 
 /** A new one-time link token for an account, valid LINK_TTL_MS; earlier unused links stop working. */

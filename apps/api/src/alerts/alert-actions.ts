@@ -7,7 +7,7 @@ import { checkWebhookTarget } from '../webhooks/safe-request';
 import { generateWebhookSecret } from '../webhooks/signing';
 import type { AlertContext } from './alert-deps';
 import { parseAlertQuery } from './alert-query';
-import { alertObjects, auditAlertAction, countOwnAlerts, findAlert, listOwnAlerts, newAlertId, newestEventPosition, type AlertOwner } from './alert-store';
+import { alertObjects, auditAlertAction, countOwnAlerts, findAlert, listOwnAlerts, lockOwnerAlerts, newAlertId, newestEventPosition, type AlertOwner } from './alert-store';
 import { decodeDeliveryCursor, readDeliveryLog, type DeliveryAttempt } from './delivery-log';
 import { queueTestMessage } from './outbox';
 
@@ -53,6 +53,9 @@ export interface AlertWithSecret {
 }
 
 const RESOLVE_ON_SAVE_MS = 10_000;
+
+const limitReached = (plan: AlertPlan) =>
+  new ApiError('alert_limit_reached', `your plan (${plan.id}) allows ${plan.alertsLimit} alerts and you have ${plan.alertsLimit}: delete one, or move to a plan with more`);
 
 const notFound = (id: string) => new ApiError('alert_not_found', `no alert ${id.slice(0, 40)} of yours`);
 
@@ -141,17 +144,17 @@ export class AlertActions {
     if (webhookUrl === null && digest === null) {
       throw new ApiError('invalid_parameter', 'webhook_url: an alert needs somewhere to deliver: a webhook_url, an email_digest, or both', 'webhook_url');
     }
-    if ((await orQueryFailed(() => countOwnAlerts(database, actor.owner))) >= plan.alertsLimit) {
-      throw new ApiError('alert_limit_reached', `your plan (${plan.id}) allows ${plan.alertsLimit} alerts and you have ${plan.alertsLimit}: delete one, or move to a plan with more`);
-    }
     const id = newAlertId();
     const secret = webhookUrl === null ? null : generateWebhookSecret();
     const box = await orQueryFailed(() => this.context.secretBox());
     const now = this.deps.clock.now();
     const position = await orQueryFailed(() => newestEventPosition(database));
-    await withKeeper(
+    const made = await withKeeper(
       (keeper) =>
         database.db.transaction(async (tx) => {
+          // the count and the insert under one lock per owner: creates side by side cannot both pass the limit
+          await lockOwnerAlerts(tx, actor.owner);
+          if ((await countOwnAlerts(tx, actor.owner)) >= plan.alertsLimit) return false;
           await tx.insert(alerts).values({
             id,
             ...(actor.owner.accountId !== undefined ? { accountId: actor.owner.accountId } : { keyId: actor.owner.keyId }),
@@ -170,9 +173,11 @@ export class AlertActions {
           });
           await auditAlertAction(tx, actor.owner, { keyId: actor.keyId, at: now, ip: actor.ip, kind: 'alert_created', detail: `${body.name} (${id})` });
           await keeper?.(tx, id, secret);
+          return true;
         }),
       keep,
     );
+    if (!made) throw limitReached(plan);
     return { alert: await this.get(actor.owner, id), secret };
   }
 
@@ -192,7 +197,7 @@ export class AlertActions {
       changes.query = query.params;
       changes.queryString = query.queryString;
     }
-    if (body.paused !== undefined) changes.paused = body.paused;
+    if (body.paused !== undefined) Object.assign(changes, { paused: body.paused, pausedReason: null });
     if (body.webhook_url !== undefined) {
       if (body.webhook_url === null) {
         Object.assign(changes, { webhookUrl: null, webhookSecret: null, previousWebhookSecret: null, secretRotatedAt: null, webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
@@ -223,7 +228,8 @@ export class AlertActions {
           await tx.update(alerts).set(changes).where(eq(alerts.id, row.id));
           // a webhook switched off or pointed elsewhere drops the messages still queued for the old one
           if (body.webhook_url !== undefined && body.webhook_url !== row.webhookUrl) {
-            await tx.update(webhookDeliveries).set({ status: 'cancelled' }).where(and(eq(webhookDeliveries.alertId, row.id), eq(webhookDeliveries.status, 'pending')));
+            const cancelledReason = body.webhook_url === null ? 'webhook removed' : 'webhook changed';
+            await tx.update(webhookDeliveries).set({ status: 'cancelled', cancelledReason }).where(and(eq(webhookDeliveries.alertId, row.id), eq(webhookDeliveries.status, 'pending')));
           }
           await auditAlertAction(tx, actor.owner, { keyId: actor.keyId, at: now, ip: actor.ip, kind: 'alert_changed', detail: `${row.name} (${row.id}): ${fields.join(', ')}` });
           if (secret !== null) await keeper?.(tx, row.id, secret);

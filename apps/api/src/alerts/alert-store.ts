@@ -45,9 +45,19 @@ export async function listOwnAlerts(database: Database, owner: AlertOwner): Prom
   return database.db.select().from(alerts).where(ownedBy(owner)).orderBy(desc(alerts.createdAt), desc(alerts.id));
 }
 
-/** How many alerts the owner has. */
-export async function countOwnAlerts(database: Database, owner: AlertOwner): Promise<number> {
-  return database.db.$count(alerts, ownedBy(owner));
+/** How many alerts the owner has, through `db` or in a transaction. */
+export async function countOwnAlerts(db: Pick<Drizzle, 'select'>, owner: AlertOwner): Promise<number> {
+  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(alerts).where(ownedBy(owner));
+  return row?.count ?? 0;
+}
+
+/**
+ * Takes the owner's alert lock until the transaction ends: a transaction-scoped advisory lock
+ * (a session lock would outlive the transaction on a pooler in transaction mode).
+ */
+export async function lockOwnerAlerts(tx: Pick<Drizzle, 'execute'>, owner: AlertOwner): Promise<void> {
+  const name = owner.accountId !== undefined ? `alerts of ${owner.accountId}` : `alerts of ${owner.keyId}`;
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${name}))`);
 }
 
 type LastDelivery = NonNullable<Alert['last_delivery']>;

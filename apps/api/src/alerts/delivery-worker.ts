@@ -5,6 +5,7 @@ import { DELIVERY_LOG_DAYS } from './delivery-log';
 import { sendDueDigests } from './digests';
 import { webhookDisabledNotice } from './disabled-notice';
 import { fillOutbox } from './outbox';
+import { cancelMessagesOfStoppedOwners } from './owner-state';
 import { sendDueMessages, type SenderSettings } from './webhook-sender';
 
 /** How often the webhook outbox is filled and sent: a match reaches its receiver about this long after its batch commits. */
@@ -21,8 +22,9 @@ export interface DeliveryWorkerOptions extends SenderSettings {
 
 /**
  * The alerts' delivery, run by the `sync` worker (and by the embedded start in its own
- * process): fill the webhook outbox from the change feed, send what is due, mail the digests
- * that are due, and forget attempts older than the delivery log keeps (7 days), once an hour.
+ * process): cancel the messages of owners no longer live (a key past its expiry), fill the
+ * webhook outbox from the change feed, send what is due, mail the digests that are due, and
+ * forget attempts older than the delivery log keeps (7 days), once an hour.
  */
 export function deliveryTask(options: DeliveryWorkerOptions): BackgroundTask {
   const { database, clock, logger } = options;
@@ -36,6 +38,8 @@ export function deliveryTask(options: DeliveryWorkerOptions): BackgroundTask {
     name: 'alert deliveries',
     async run() {
       const now = clock.now();
+      const cancelled = await cancelMessagesOfStoppedOwners(database, now);
+      if (cancelled > 0) logger.info({ cancelled }, 'cancelled webhook messages of owners no longer live');
       const queued = await fillOutbox(database, now);
       if (queued > 0) logger.debug({ queued }, 'queued webhook messages');
       await sendDueMessages(database, settings);

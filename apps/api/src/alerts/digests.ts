@@ -1,4 +1,4 @@
-import { alerts, and, eq, isNotNull, listingEvents, lte, sql, type AlertRow, type Database } from '@domain-index/db';
+import { alerts, and, eq, getTableColumns, isNotNull, listingEvents, lte, sql, type AlertRow, type Database } from '@domain-index/db';
 import type { Event } from '@domain-index/contract';
 import type { Clock } from '../clock';
 import { eventConditions, eventsByIds } from '../events/feed-page';
@@ -7,6 +7,7 @@ import type { Mailer } from '../mail/mailer';
 import { html } from '../dashboard/html';
 import { alertEventQuery } from './alert-query';
 import { nextDigestDue } from './alert-actions';
+import { ownerStopReason } from './owner-state';
 import { unsubscribeToken } from './unsubscribe-token';
 
 /** Matches listed in one digest; the rest are counted. */
@@ -30,11 +31,15 @@ export interface DigestSettings {
  * in one statement (two workers never mail the same period); the position moves past the mailed
  * events only once the mail was accepted, and a mail that fails gives the period back to be
  * tried at the next turn. A worker that dies between the two leaves the events to the next
- * period's mail: late, never lost. Returns the mails sent.
+ * period's mail: late, never lost. A paused alert, or one whose owner is no longer live
+ * (ownerStopReason), has its periods pass without a mail. Returns the mails sent.
  */
 export async function sendDueDigests(database: Database, settings: DigestSettings): Promise<number> {
   const now = settings.clock.now();
-  const due = await database.db.select().from(alerts).where(and(isNotNull(alerts.emailDigest), isNotNull(alerts.emailTo), lte(alerts.digestDueAt, now)));
+  const due = await database.db
+    .select({ ...getTableColumns(alerts), stopped: ownerStopReason(now) })
+    .from(alerts)
+    .where(and(isNotNull(alerts.emailDigest), isNotNull(alerts.emailTo), lte(alerts.digestDueAt, now)));
   let sent = 0;
   for (const alert of due) {
     if (alert.emailDigest === null || alert.digestDueAt === null) continue;
@@ -46,7 +51,7 @@ export async function sendDueDigests(database: Database, settings: DigestSetting
     if (claimed.length === 0) continue;
     const [head] = await database.rows<{ head: string }>(sql`select coalesce(max(id), 0)::text as head from listing_events`);
     const to = Math.max(Number(head?.head ?? 0), alert.digestPosition);
-    if (!alert.paused) {
+    if (!alert.paused && alert.stopped === null) {
       const conditions = and(sql`${listingEvents.id} > ${alert.digestPosition} and ${listingEvents.id} <= ${to}`, eventConditions(alertEventQuery(alert.query), { sourceLoaded: 'when-asked' }));
       const [{ total } = { total: 0 }] = await database.db.select({ total: sql<number>`count(*)::int` }).from(listingEvents).where(conditions);
       if (total > 0) {

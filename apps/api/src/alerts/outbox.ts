@@ -1,7 +1,8 @@
-import { alerts, and, inArray, sql, webhookDeliveries, type Database } from '@domain-index/db';
+import { alerts, and, getTableColumns, inArray, sql, webhookDeliveries, type Database } from '@domain-index/db';
 import { generateWebhookId } from '../webhooks/signing';
 import { alertEventQuery } from './alert-query';
 import { eventMatcher, type EventFilterRow } from './event-matcher';
+import { ownerStopReason } from './owner-state';
 
 /** Events in one webhook message at most: 5,000 matches are 50 requests, not 5,000. */
 export const EVENTS_PER_MESSAGE = 100;
@@ -64,8 +65,9 @@ export async function loadWindow(database: Database, after: number, limit: numbe
  * (eventMatcher: the SQL filters rule for rule), then the messages and the new positions are
  * written in one transaction that first locks the alerts' rows (SKIP LOCKED: a worker beside it
  * takes the others). A process that dies leaves every position where its last commit put it:
- * the next fill starts there, so no event is lost and none is queued twice. A paused alert, or a
- * disabled webhook, moves past its events without queueing them. Returns the messages queued.
+ * the next fill starts there, so no event is lost and none is queued twice. A paused alert, a
+ * disabled webhook, or an alert whose owner is no longer live (ownerStopReason: disabled,
+ * revoked, expired) moves past its events without queueing them. Returns the messages queued.
  */
 export async function fillOutbox(database: Database, now: Date, budgetMs = 5_000): Promise<number> {
   const started = Date.now();
@@ -82,13 +84,13 @@ export async function fillOutbox(database: Database, now: Date, budgetMs = 5_000
     const to = rows.at(-1)!.id;
     queued += await database.db.transaction(async (tx) => {
       const locked = await tx
-        .select()
+        .select({ ...getTableColumns(alerts), stopped: ownerStopReason(now) })
         .from(alerts)
         .where(and(inArray(alerts.id, behind.map((alert) => alert.id)), sql`${alerts.webhookPosition} < ${to}`))
         .for('update', { skipLocked: true });
       const messages: (typeof webhookDeliveries.$inferInsert)[] = [];
       for (const alert of locked) {
-        if (!alert.paused && alert.webhookDisabledAt === null && alert.webhookUrl !== null) {
+        if (!alert.paused && alert.stopped === null && alert.webhookDisabledAt === null && alert.webhookUrl !== null) {
           const matches = eventMatcher(alertEventQuery(alert.query));
           const ids = rows.filter((row) => row.id > alert.webhookPosition && matches(row)).map((row) => row.id);
           for (let i = 0; i < ids.length; i += EVENTS_PER_MESSAGE) {

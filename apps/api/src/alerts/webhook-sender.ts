@@ -9,6 +9,7 @@ import type { AllowList } from '../webhooks/address-rules';
 import { nextAttemptAt, shouldDisable } from '../webhooks/retry-schedule';
 import { sendWebhookRequest, type Resolver, type WebhookAttempt } from '../webhooks/safe-request';
 import type { SecretBox } from '../webhooks/secret-box';
+import { ownerStopReason } from './owner-state';
 import { signingSecrets, signWebhook } from '../webhooks/signing';
 
 /** How a sender sends. */
@@ -67,7 +68,8 @@ interface Claimed {
  * pending (so an alert's messages arrive in commit order; a test message jumps the queue), each
  * claimed with a lease (claimed_until) so that senders side by side, or a sender restarted after
  * a crash, never send one twice at once, and a message whose sender died is sent again with the
- * same webhook-id. Returns how many messages were attempted.
+ * same webhook-id. A message of an alert whose owner is no longer live is never claimed. Returns
+ * how many messages were attempted.
  */
 export async function sendDueMessages(database: Database, settings: SenderSettings): Promise<number> {
   const now = settings.clock.now();
@@ -77,11 +79,11 @@ export async function sendDueMessages(database: Database, settings: SenderSettin
     update webhook_deliveries d set claimed_until = ${lease.toISOString()}::timestamptz, claimed_by = ${SENDER}
     where d.id in (
       select d2.id from webhook_deliveries d2
-      join alerts a on a.id = d2.alert_id
+      join alerts on alerts.id = d2.alert_id
       where d2.status = 'pending' and d2.next_attempt_at <= ${now.toISOString()}::timestamptz
         and (d2.claimed_until is null or d2.claimed_until < ${now.toISOString()}::timestamptz
              ${dead.length === 0 ? sql`` : sql`or d2.claimed_by in (${sql.join(dead.map((claimer) => sql`${claimer}`), sql`, `)})`})
-        and a.webhook_url is not null and a.webhook_disabled_at is null
+        and alerts.webhook_url is not null and alerts.webhook_disabled_at is null and ${ownerStopReason(now)} is null
         and (d2.kind = 'test' or not exists (
           select 1 from webhook_deliveries e
           where e.alert_id = d2.alert_id and e.kind = 'events' and e.status = 'pending' and e.seq < d2.seq))
@@ -165,7 +167,7 @@ async function record(database: Database, settings: SenderSettings, alert: Alert
         ok
           ? { status: 'delivered', attempts, deliveredAt: now, claimedUntil: null, claimedBy: null }
           : gone || disable !== undefined
-            ? { status: 'cancelled', attempts, claimedUntil: null, claimedBy: null }
+            ? { status: 'cancelled', cancelledReason: 'webhook turned off', attempts, claimedUntil: null, claimedBy: null }
             : next === null
               ? { status: 'failed', attempts, claimedUntil: null, claimedBy: null }
               : { attempts, nextAttemptAt: next, claimedUntil: null, claimedBy: null },
@@ -173,7 +175,7 @@ async function record(database: Database, settings: SenderSettings, alert: Alert
       .where(eq(webhookDeliveries.id, message.id));
     await tx.update(alerts).set({ failingSince, ...(disable !== undefined && { webhookDisabledAt: now, webhookDisabledReason: disable }) }).where(eq(alerts.id, alert.id));
     if (disable !== undefined) {
-      await tx.update(webhookDeliveries).set({ status: 'cancelled' }).where(and(eq(webhookDeliveries.alertId, alert.id), eq(webhookDeliveries.status, 'pending')));
+      await tx.update(webhookDeliveries).set({ status: 'cancelled', cancelledReason: 'webhook turned off' }).where(and(eq(webhookDeliveries.alertId, alert.id), eq(webhookDeliveries.status, 'pending')));
       if (alert.accountId !== null) await recordAudit(tx, { accountId: alert.accountId, at: now, kind: 'alert_webhook_disabled', detail: `${alert.name} (${alert.id}): ${disable}` });
     }
   });

@@ -96,7 +96,7 @@ export function revokeLeakedKey(deps: { database: Database; clock: Clock; logger
         const stored = await findKey(deps.database, candidate, deps.clock.now());
         if (stored === undefined || !stored.active) continue;
         const at = deps.clock.now();
-        await revokeKey(deps.database, stored.id, `leaked: sent in the URL ${where}`, at);
+        await revokeKey(deps.database, stored.id, `leaked: sent in the URL ${where}`, at, 'key revoked as leaked');
         deps.logger.warn({ keyId: stored.id, where }, 'revoked an API key sent in a URL');
         const accountId = await keyAccount(deps.database, stored.id);
         if (accountId !== null) {

@@ -1,6 +1,7 @@
 import { accounts, apiKeys, eq, fillPlaceholders, isNull, and, perDatabase, plans, sql, type Database, type Drizzle } from '@domain-index/db';
 import { displayPrefix, generateApiKey, hashApiKey, newKeyId, type KeyEnvironment } from './api-key';
 import type { ReadNodes } from '../replicas/read-nodes';
+import { stopOwnerAlerts, type OwnerStop } from '../alerts/owner-state';
 
 /** What authentication needs to know of a presented key. */
 export interface StoredKey {
@@ -113,14 +114,22 @@ export async function insertKey(db: Pick<Drizzle, 'insert'>, options: NewKey): P
   return { id, key, displayPrefix: displayPrefix(key) };
 }
 
-/** Revokes a key now; false when there is no active key with that id. */
-export async function revokeKey(database: Database, id: string, reason: string, at: Date): Promise<boolean> {
-  const rows = await database.db
-    .update(apiKeys)
-    .set({ revokedAt: at, revokedReason: reason })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length > 0;
+/**
+ * Revokes a key now; false when there is no active key with that id. In the same transaction
+ * the alerts the key owns (those of a key without an account) are paused and their pending
+ * messages cancelled, with `stop` as the reason.
+ */
+export async function revokeKey(database: Database, id: string, reason: string, at: Date, stop: OwnerStop = 'key revoked'): Promise<boolean> {
+  return database.db.transaction(async (tx) => {
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: at, revokedReason: reason })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    if (rows.length === 0) return false;
+    await stopOwnerAlerts(tx, { keyId: id }, stop, at);
+    return true;
+  });
 }
 
 /** The account that owns a key, or null for a key made with `keys create`. */

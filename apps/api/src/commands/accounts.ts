@@ -1,4 +1,4 @@
-import { createAccount, disableAccount, EmailTakenError, findAccount, issueLink, listAccounts, normaliseEmail, setAccountPlan } from '../accounts/account-store';
+import { createAccount, disableAccount, EmailTakenError, enableAccount, findAccount, issueLink, listAccounts, normaliseEmail, setAccountPlan } from '../accounts/account-store';
 import { setPasswordLink } from '../accounts/demo-account';
 import { UnknownPlanError } from '../auth/key-store';
 import { systemClock } from '../clock';
@@ -59,12 +59,21 @@ export function accountsPlanCommand(config: Config, id: string, plan: string): P
   });
 }
 
-/** `accounts disable ID`: its sessions end and its keys are refused from the next request. */
+/** `accounts disable ID`: its sessions end, its keys are refused from the next request, its alerts are paused. */
 export function accountsDisableCommand(config: Config, id: string): Promise<void> {
   return withDatabase(config, async (database) => {
     if ((await findAccount(database, id)) === undefined) throw new CliError(`no account with id ${id}`);
     const disabled = await disableAccount(database, id, systemClock.now());
     io().stdout.write(disabled ? `disabled ${id}\n` : `${id} was disabled already\n`);
+  });
+}
+
+/** `accounts enable ID`: its keys work again from the next request; its alerts stay paused (the owner resumes them). */
+export function accountsEnableCommand(config: Config, id: string): Promise<void> {
+  return withDatabase(config, async (database) => {
+    if ((await findAccount(database, id)) === undefined) throw new CliError(`no account with id ${id}`);
+    const enabled = await enableAccount(database, id);
+    io().stdout.write(enabled ? `enabled ${id}; its alerts stay paused until resumed\n` : `${id} was enabled already\n`);
   });
 }
 

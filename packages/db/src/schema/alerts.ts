@@ -40,6 +40,8 @@ export const alerts = pgTable(
     /** When the next digest is due. */
     digestDueAt: instant('digest_due_at'),
     paused: boolean('paused').notNull().default(false),
+    /** Why the service paused it (`owner disabled`, `key revoked`, ...); null when its owner did, or it runs. */
+    pausedReason: text('paused_reason'),
     /** The change feed's position up to which events were matched for the webhook (the outbox is filled from here). */
     webhookPosition: bigint('webhook_position', { mode: 'number' }).notNull(),
     /** The same for the email digest. */

@@ -23,8 +23,10 @@ export const webhookDeliveries = pgTable(
     kind: text('kind').notNull(),
     /** The change feed's ids of the events it carries. */
     eventIds: bigint('event_ids', { mode: 'number' }).array().notNull(),
-    /** `pending`, `delivered`, `failed` (its schedule ran out) or `cancelled` (the webhook was disabled or removed). */
+    /** `pending`, `delivered`, `failed` (its schedule ran out) or `cancelled` (the webhook was disabled or removed, or its owner stopped). */
     status: text('status').notNull(),
+    /** Why a `cancelled` message was never sent, e.g. `owner disabled`, `key revoked`, `webhook removed`. */
+    cancelledReason: text('cancelled_reason'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: instant('next_attempt_at').notNull(),
     /** A sender's claim: another sender leaves it alone until then. */
