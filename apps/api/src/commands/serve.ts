@@ -78,19 +78,13 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   // The embedded start has no `sync` worker beside it: its own process does the worker's
   // background work, so the demo's change feed gets its time-driven events too.
   const events = new EventHousekeeping(database, systemClock, logger, { retentionDays: config.eventRetentionDays });
-  const background =
-    config.databaseUrl === undefined
-      ? new BackgroundLoop(
-          [{ name: 'events', run: () => events.tick() }, await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer })],
-          logger,
-          DELIVERY_EVERY_MS,
-        )
-      : undefined;
+  const background = config.databaseUrl === undefined ? new BackgroundLoop([{ name: 'events', run: () => events.tick() }], logger, DELIVERY_EVERY_MS) : undefined;
+  const deliveries = config.databaseUrl === undefined ? await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer }) : undefined;
   // Everything opened, closed in this order on a failed start and on shutdown (the usage
   // counts still in memory are written before the pool closes).
   const closeAll = async () => {
-    // the background loop first: its deliveries may still be mailing
-    await background?.stop();
+    // the background work first: its deliveries may still be sending or mailing
+    await Promise.all([background?.stop(), deliveries?.stop()]);
     mailer?.close();
     await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), requestLog.close(), health.close(), reads?.close(), probe.close()]);
     await database.close();
@@ -136,6 +130,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     });
     server = await listen(app, config);
     background?.start();
+    deliveries?.start();
     readiness.markReady();
   } catch (error) {
     // An open pool or limiter would keep the process alive with nothing to serve (and a
