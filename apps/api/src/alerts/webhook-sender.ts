@@ -96,9 +96,12 @@ export async function claimDue(database: Database, settings: Pick<SenderSettings
                ${options.dead.length === 0 ? sql`` : sql`or d2.claimed_by in (${list(options.dead)})`})
           and a.webhook_url is not null and a.webhook_disabled_at is null
           ${options.exclude.length === 0 ? sql`` : sql`and a.webhook_url not in (${list(options.exclude)})`}
-          and (d2.kind = 'test' or not exists (
-            select 1 from webhook_deliveries e
-            where e.alert_id = d2.alert_id and e.kind = 'events' and e.status = 'pending' and e.seq < d2.seq))
+          -- the alert's oldest pending message, found along (alert_id, seq): written as "no older one
+          -- exists", the planner chose to scan the whole outbox for each candidate (4.5 s a claim with 5,000 pending)
+          and (d2.kind = 'test' or d2.id = (
+            select e.id from webhook_deliveries e
+            where e.alert_id = d2.alert_id and e.kind = 'events' and e.status = 'pending'
+            order by e.seq limit 1))
         order by d2.next_attempt_at, d2.seq
         limit ${options.limit}
         for update of d2 skip locked)
