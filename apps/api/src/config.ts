@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { parseMailFrom, parseSmtpUrl, type SmtpSettings } from './mail/mail-settings';
 import { EMPTY_ALLOW_LIST, parseAllowedHosts, type AllowList } from './webhooks/address-rules';
 import { DEFAULT_RETRY_SCHEDULE, DISABLE_AFTER_MS, parseRetrySchedule } from './webhooks/retry-schedule';
+import { WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_RESPONSE_TIMEOUT_MS, WEBHOOK_TIMEOUT_MS } from './webhooks/safe-request';
+import { DEFAULT_CONCURRENCY } from './alerts/endpoints';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -103,6 +105,10 @@ const envSchema = z.object({
     })
     .optional(),
   WEBHOOK_DISABLE_AFTER_SECONDS: wholeNumber(1, 30 * 86_400).default(String(DISABLE_AFTER_MS / 1000)),
+  WEBHOOK_CONCURRENCY: wholeNumber(1, 1_000).default(String(DEFAULT_CONCURRENCY)),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(1_000, 60_000).default(String(WEBHOOK_TIMEOUT_MS)),
+  WEBHOOK_CONNECT_TIMEOUT_MS: wholeNumber(100, 60_000).default(String(WEBHOOK_CONNECT_TIMEOUT_MS)),
+  WEBHOOK_RESPONSE_TIMEOUT_MS: wholeNumber(100, 60_000).default(String(WEBHOOK_RESPONSE_TIMEOUT_MS)),
   SOURCES_FILE: z.string().optional(),
   WORKERS: wholeNumber(1, 64).default('1'),
   PUBLIC_URL: z
@@ -215,6 +221,14 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   /** A webhook whose every attempt has failed this long is disabled. */
   webhookDisableAfterMs: number;
+  /** Webhook requests a sender has in flight at once, each to a different endpoint (WEBHOOK_CONCURRENCY). */
+  webhookConcurrency: number;
+  /**
+   * A webhook attempt's limits: the whole attempt (WEBHOOK_TIMEOUT_MS), the connection with its
+   * TLS handshake (WEBHOOK_CONNECT_TIMEOUT_MS), and from connected to the answer's headers
+   * (WEBHOOK_RESPONSE_TIMEOUT_MS), each of the last two at most the first.
+   */
+  webhookTimeouts: { totalMs: number; connectMs: number; responseMs: number };
   /** A JSON file of marketplaces replacing the built-in five. */
   sourcesFile: string | undefined;
   /** API processes `serve` runs on this machine, sharing its port (commands/serve-workers.ts). */
@@ -337,6 +351,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.DATABASE_REPLICA_URLS !== undefined && e.DATABASE_URL === undefined) {
     throw new ConfigError('invalid environment variable DATABASE_REPLICA_URLS: replicas need DATABASE_URL, their primary (the embedded database has none)');
   }
+  for (const name of ['WEBHOOK_CONNECT_TIMEOUT_MS', 'WEBHOOK_RESPONSE_TIMEOUT_MS'] as const) {
+    if (e[name] > e.WEBHOOK_TIMEOUT_MS) throw new ConfigError(`invalid environment variable ${name}: must be at most WEBHOOK_TIMEOUT_MS (${e.WEBHOOK_TIMEOUT_MS}), the whole attempt's limit`);
+  }
   // A link to a wildcard address leads nowhere; loopback at least works on this machine.
   const wildcard = WILDCARD_HOSTS.has(host);
   const linkHost = wildcard ? '127.0.0.1' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
@@ -366,6 +383,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowList: e.WEBHOOK_ALLOWED_HOSTS ?? EMPTY_ALLOW_LIST,
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    webhookTimeouts: { totalMs: e.WEBHOOK_TIMEOUT_MS, connectMs: e.WEBHOOK_CONNECT_TIMEOUT_MS, responseMs: e.WEBHOOK_RESPONSE_TIMEOUT_MS },
     sourcesFile: e.SOURCES_FILE,
     workers: e.WORKERS,
     publicUrl: (e.PUBLIC_URL ?? `http://${linkHost}:${e.PORT}`).replace(/\/$/, ''),

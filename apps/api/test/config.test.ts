@@ -157,6 +157,19 @@ describe('configuration', () => {
     }
   });
 
+  it("reads the webhook sender's concurrency and timeouts, refusing a stage limit longer than the whole attempt's", () => {
+    expect(loadConfig({})).toMatchObject({ webhookConcurrency: 32, webhookTimeouts: { totalMs: 15_000, connectMs: 3_000, responseMs: 10_000 } });
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '100', WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_CONNECT_TIMEOUT_MS: '1000', WEBHOOK_RESPONSE_TIMEOUT_MS: '30000' })).toMatchObject({
+      webhookConcurrency: 100,
+      webhookTimeouts: { totalMs: 30_000, connectMs: 1_000, responseMs: 30_000 },
+    });
+    expect(() => loadConfig({ WEBHOOK_RESPONSE_TIMEOUT_MS: '20000' })).toThrow(
+      'invalid environment variable WEBHOOK_RESPONSE_TIMEOUT_MS: must be at most WEBHOOK_TIMEOUT_MS (15000), the whole attempt\'s limit',
+    );
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '2000' })).toThrow(/^invalid environment variable WEBHOOK_CONNECT_TIMEOUT_MS: must be at most WEBHOOK_TIMEOUT_MS \(2000\)/);
+    expect(() => loadConfig({ WEBHOOK_CONCURRENCY: '0' })).toThrow('invalid environment variable WEBHOOK_CONCURRENCY: must be a whole number from 1 to 1000');
+  });
+
   it('reads replicas of the primary, with their lag bound and check interval', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' })).toMatchObject({ replicaUrls: [], replicaMaxLagMs: 2_000, replicaCheckIntervalMs: 500 });
     expect(

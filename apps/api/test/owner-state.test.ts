@@ -9,7 +9,7 @@ import { AlertContext } from '../src/alerts/alert-deps';
 import { deliveryTask, type DeliveryWorkerOptions } from '../src/alerts/delivery-worker';
 import { sendDueDigests } from '../src/alerts/digests';
 import { fillOutbox } from '../src/alerts/outbox';
-import { sendDueMessages } from '../src/alerts/webhook-sender';
+import { DeliveryPool } from '../src/alerts/delivery-pool';
 import { createKey, revokeKey } from '../src/auth/key-store';
 import { systemClock, type Clock } from '../src/clock';
 import { loadConfig } from '../src/config';
@@ -190,7 +190,7 @@ for (const { engine, skip } of testEngines()) {
       // the key reaches its expiry: no action, no transaction
       await test.database.db.update(apiKeys).set({ expiresAt: new Date(Date.now() - 1_000) }).where(eq(apiKeys.id, keyOnly.id));
 
-      await sendDueMessages(test.database, worker);
+      await new DeliveryPool(test.database, worker).drain();
       expect(arrived(hook.id)).toBe(0);
       expect(await messages(hook.id)).toEqual([{ status: 'pending', reason: null }]);
       await addListings();
@@ -211,7 +211,7 @@ for (const { engine, skip } of testEngines()) {
       const mailed = sink.messages.length;
       await test.database.db.update(accounts).set({ disabledAt: new Date() }).where(eq(accounts.id, owner.id));
 
-      await sendDueMessages(test.database, worker);
+      await new DeliveryPool(test.database, worker).drain();
       expect(arrived(hook.id)).toBe(0);
       await addListings();
       await fillOutbox(test.database, new Date());

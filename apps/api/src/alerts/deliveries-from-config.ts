@@ -5,10 +5,9 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { Mailer } from '../mail/mailer';
 import { loadCursorSecret } from '../search/cursor-secret';
-import type { BackgroundTask } from '../background/background-loop';
 import { AlertContext } from './alert-deps';
 import { DeliveryMetrics } from './delivery-metrics';
-import { deliveryTask } from './delivery-worker';
+import { deliveryTask, type Deliveries } from './delivery-worker';
 
 /** The mailer of SMTP_URL and SMTP_FROM, as the configuration checked them; none without SMTP_URL. */
 export function mailerFromConfig(config: Config, logger: Logger): Mailer | undefined {
@@ -17,13 +16,14 @@ export function mailerFromConfig(config: Config, logger: Logger): Mailer | undef
 
 /**
  * The alerts' delivery as the configuration says: the allow-list, the retry schedule, the
- * disable window, the mailer, and the metrics in `registry`.
+ * disable window, the sender's concurrency and timeouts, the mailer, and the metrics in
+ * `registry`. Not started: the caller starts and stops it.
  */
-export async function deliveriesFromConfig(options: { config: Config; database: Database; clock: Clock; logger: Logger; registry: Registry; mailer: Mailer | undefined }): Promise<BackgroundTask> {
+export async function deliveriesFromConfig(options: { config: Config; database: Database; clock: Clock; logger: Logger; registry: Registry; mailer: Mailer | undefined }): Promise<Deliveries> {
   const { config, database, clock, logger, registry, mailer } = options;
   const context = new AlertContext(database, { allowList: config.webhookAllowList });
   const metrics = new DeliveryMetrics(registry, database, clock);
-  return deliveryTask({
+  const deliveries = deliveryTask({
     database,
     clock,
     logger,
@@ -34,6 +34,12 @@ export async function deliveriesFromConfig(options: { config: Config; database: 
     allowList: config.webhookAllowList,
     schedule: config.webhookRetrySchedule,
     disableAfterMs: config.webhookDisableAfterMs,
+    concurrency: config.webhookConcurrency,
+    timeoutMs: config.webhookTimeouts.totalMs,
+    connectTimeoutMs: config.webhookTimeouts.connectMs,
+    responseTimeoutMs: config.webhookTimeouts.responseMs,
     onOutcome: (outcome) => metrics.outcomes.inc({ outcome }),
   });
+  metrics.watchPool(() => deliveries.pool.state());
+  return deliveries;
 }

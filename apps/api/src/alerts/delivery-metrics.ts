@@ -1,6 +1,7 @@
 import type { Database } from '@domain-index/db';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../clock';
+import type { PoolState } from './delivery-pool';
 import { outboxDepth } from './delivery-worker';
 import { boundedCollector } from '../ops/bounded-collect';
 
@@ -9,10 +10,12 @@ import { boundedCollector } from '../ops/bounded-collect';
  * `domain_index_webhook_deliveries_total{outcome}` per attempt, and the outbox read at each
  * scrape: `domain_index_webhook_outbox_pending` (messages waiting) and
  * `domain_index_webhook_outbox_oldest_seconds` (how long the oldest has waited), with
- * `domain_index_metrics_stale{collector="webhook_outbox"}` saying whether that read answered.
+ * `domain_index_metrics_stale{collector="webhook_outbox"}` saying whether that read answered; and
+ * the sending pool's `domain_index_webhook_requests_in_flight` and `domain_index_webhook_endpoints_parked`.
  */
 export class DeliveryMetrics {
   readonly outcomes: Counter<'outcome'>;
+  private pool: () => PoolState = () => ({ inFlight: 0, parked: 0 });
 
   constructor(registry: Registry, database: Database, clock: Clock) {
     this.outcomes = new Counter({
@@ -43,5 +46,27 @@ export class DeliveryMetrics {
         if (measured !== undefined) this.set(measured.oldestSeconds);
       },
     });
+    const pool = () => this.pool();
+    new Gauge({
+      name: 'domain_index_webhook_requests_in_flight',
+      help: 'Webhook requests this sender has in flight (at most WEBHOOK_CONCURRENCY, one per endpoint).',
+      registers: [registry],
+      collect() {
+        this.set(pool().inFlight);
+      },
+    });
+    new Gauge({
+      name: 'domain_index_webhook_endpoints_parked',
+      help: 'Webhook endpoints (URL origins) this sender has parked because they kept timing out; their messages wait.',
+      registers: [registry],
+      collect() {
+        this.set(pool().parked);
+      },
+    });
+  }
+
+  /** Reads the sending pool's state at each scrape. */
+  watchPool(state: () => PoolState): void {
+    this.pool = state;
   }
 }

@@ -1,15 +1,18 @@
 import { and, inArray, lt, sql, webhookAttempts, webhookDeliveries, type Database } from '@domain-index/db';
 import type { Mailer } from '../mail/mailer';
-import type { BackgroundTask } from '../background/background-loop';
+import { BackgroundLoop } from '../background/background-loop';
 import { DELIVERY_LOG_DAYS } from './delivery-log';
 import { sendDueDigests } from './digests';
 import { webhookDisabledNotice } from './disabled-notice';
 import { fillOutbox } from './outbox';
 import { cancelMessagesOfStoppedOwners } from './owner-state';
-import { sendDueMessages, type SenderSettings } from './webhook-sender';
+import { DeliveryPool } from './delivery-pool';
+import type { SenderSettings } from './webhook-sender';
 
-/** How often the webhook outbox is filled and sent: a match reaches its receiver about this long after its batch commits. */
+/** How often the webhook outbox is filled: a match is queued about this long after its batch commits. */
 export const DELIVERY_EVERY_MS = 500;
+/** How often due email digests are looked for (they are hourly or daily). */
+export const DIGESTS_EVERY_MS = 5_000;
 
 export interface DeliveryWorkerOptions extends SenderSettings {
   database: Database;
@@ -22,39 +25,73 @@ export interface DeliveryWorkerOptions extends SenderSettings {
 
 /**
  * The alerts' delivery, run by the `sync` worker (and by the embedded start in its own
- * process): cancel the messages of owners no longer live (a key past its expiry), fill the
- * webhook outbox from the change feed, send what is due, mail the digests that are due, and
- * forget attempts older than the delivery log keeps (7 days), once an hour.
+ * process), as three loops that never wait for each other: the messages of owners no longer live
+ * (a key past its expiry) are cancelled and the outbox is filled from the change feed every
+ * 500 ms (and attempts older than the delivery log keeps, 7 days, are forgotten once
+ * an hour); the webhook messages are sent by a continuous pool (delivery-pool.ts), so a receiver
+ * that hangs holds one slot, never the fill, the digests or the other receivers; the email
+ * digests that are due are mailed.
  */
-export function deliveryTask(options: DeliveryWorkerOptions): BackgroundTask {
-  const { database, clock, logger } = options;
-  // with SMTP, an owner whose webhook is turned off is told by mail too (the dashboard shows it)
-  const settings: SenderSettings =
-    options.mailer === undefined || options.onDisabled !== undefined
-      ? options
-      : { ...options, onDisabled: webhookDisabledNotice({ database, mailer: options.mailer, publicUrl: options.publicUrl, logger }) };
-  let nextCleanup = 0;
-  return {
-    name: 'alert deliveries',
-    async run() {
-      const now = clock.now();
-      const cancelled = await cancelMessagesOfStoppedOwners(database, now);
-      if (cancelled > 0) logger.info({ cancelled }, 'cancelled webhook messages of owners no longer live');
-      const queued = await fillOutbox(database, now);
-      if (queued > 0) logger.debug({ queued }, 'queued webhook messages');
-      await sendDueMessages(database, settings);
-      if (options.mailer !== undefined) {
-        const mailed = await sendDueDigests(database, { mailer: options.mailer, clock, logger, publicUrl: options.publicUrl, secret: options.secret });
-        if (mailed > 0) logger.info({ mailed }, 'sent email digests');
-      }
-      if (now.getTime() >= nextCleanup) {
-        nextCleanup = now.getTime() + 3_600_000;
-        const before = new Date(now.getTime() - DELIVERY_LOG_DAYS * 86_400_000);
-        await database.db.delete(webhookAttempts).where(lt(webhookAttempts.at, before));
-        await database.db.delete(webhookDeliveries).where(and(inArray(webhookDeliveries.status, ['delivered', 'failed', 'cancelled']), lt(webhookDeliveries.createdAt, before)));
-      }
-    },
-  };
+export class Deliveries {
+  readonly pool: DeliveryPool;
+  private readonly loops: BackgroundLoop[];
+  private nextCleanup = 0;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    const { database, logger } = options;
+    // with SMTP, an owner whose webhook is turned off is told by mail too (the dashboard shows it)
+    const settings: SenderSettings =
+      options.mailer === undefined || options.onDisabled !== undefined
+        ? options
+        : { ...options, onDisabled: webhookDisabledNotice({ database, mailer: options.mailer, publicUrl: options.publicUrl, logger }) };
+    this.pool = new DeliveryPool(database, settings);
+    this.loops = [new BackgroundLoop([{ name: 'webhook outbox', run: () => this.fill() }], logger, DELIVERY_EVERY_MS)];
+    if (options.mailer !== undefined) this.loops.push(new BackgroundLoop([{ name: 'email digests', run: () => this.digests() }], logger, DIGESTS_EVERY_MS));
+  }
+
+  start(): void {
+    for (const loop of this.loops) loop.start();
+    this.pool.start();
+  }
+
+  /** Stops the loops after their turn in flight, and the pool once its requests in flight are recorded. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.loops.map((loop) => loop.stop()), this.pool.stop()]);
+  }
+
+  /** One turn of everything, in order (fill, send what is due, digests): for tests that deliver by turns. */
+  async run(): Promise<void> {
+    await this.fill();
+    await this.pool.drain();
+    await this.digests();
+  }
+
+  private async fill(): Promise<void> {
+    const { database, clock, logger } = this.options;
+    const now = clock.now();
+    const cancelled = await cancelMessagesOfStoppedOwners(database, now);
+    if (cancelled > 0) logger.info({ cancelled }, 'cancelled webhook messages of owners no longer live');
+    const queued = await fillOutbox(database, now);
+    if (queued > 0) logger.debug({ queued }, 'queued webhook messages');
+    if (now.getTime() >= this.nextCleanup) {
+      this.nextCleanup = now.getTime() + 3_600_000;
+      const before = new Date(now.getTime() - DELIVERY_LOG_DAYS * 86_400_000);
+      await database.db.delete(webhookAttempts).where(lt(webhookAttempts.at, before));
+      await database.db.delete(webhookDeliveries).where(and(inArray(webhookDeliveries.status, ['delivered', 'failed', 'cancelled']), lt(webhookDeliveries.createdAt, before)));
+    }
+  }
+
+  private async digests(): Promise<void> {
+    const { mailer, clock, logger, publicUrl, secret, database } = this.options;
+    if (mailer === undefined) return;
+    const mailed = await sendDueDigests(database, { mailer, clock, logger, publicUrl, secret });
+    if (mailed > 0) logger.info({ mailed }, 'sent email digests');
+  }
+}
+
+/** The alerts' delivery: `start()` runs its loops, `run()` one turn of each (see Deliveries). */
+export function deliveryTask(options: DeliveryWorkerOptions): Deliveries {
+  return new Deliveries(options);
 }
 
 /** Messages waiting to be sent, and how long the oldest has waited: for the outbox gauges. */

@@ -10,7 +10,7 @@ export interface BackgroundTask {
 /**
  * Runs tasks one after the other, every `everyMs`, until stopped: the embedded one-process start
  * (no `sync` worker beside it) uses it for the change feed's time-driven events and its
- * retention, and for webhook deliveries. A task that throws is logged as one line and run again
+ * retention, and the alerts' delivery for its outbox fill and its digests, a loop each. A task that throws is logged as one line and run again
  * at the next turn. Its timer never keeps the process alive, and no request's deadline reaches it.
  */
 export class BackgroundLoop {

@@ -83,14 +83,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   // The embedded start has no `sync` worker beside it: its own process does the worker's
   // background work, so the demo's change feed gets its time-driven events too.
   const events = new EventHousekeeping(database, systemClock, logger, { retentionDays: config.eventRetentionDays });
-  const background =
-    config.databaseUrl === undefined
-      ? new BackgroundLoop(
-          [{ name: 'events', run: () => events.tick() }, await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer })],
-          logger,
-          DELIVERY_EVERY_MS,
-        )
-      : undefined;
+  const background = config.databaseUrl === undefined ? new BackgroundLoop([{ name: 'events', run: () => events.tick() }], logger, DELIVERY_EVERY_MS) : undefined;
+  const deliveries = config.databaseUrl === undefined ? await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer }) : undefined;
   // Everything opened, closed in this order on a failed start and on shutdown (the usage
   // counts still in memory are written before the pool closes).
   // The embedded database is this process's alone (embedded/data-dir-lock.ts): other
@@ -106,8 +100,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     lendEmbeddedDatabase(config.dataDir, undefined);
     stopSync.abort();
     await syncing;
-    // the background loop first: its deliveries may still be mailing
-    await background?.stop();
+    // the background work first: its deliveries may still be sending or mailing
+    await Promise.all([background?.stop(), deliveries?.stop()]);
     mailer?.close();
     await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), requestLog.close(), health.close(), reads?.close(), probe.close()]);
     await database.close();
@@ -153,6 +147,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     });
     server = await listen(app, config);
     background?.start();
+    deliveries?.start();
     if (embedded) {
       lendEmbeddedDatabase(config.dataDir, database);
       const { runCommandLine } = await import('../cli-program');

@@ -16,9 +16,7 @@ import { registerPoolMetrics } from '../ops/pool-metrics';
 import { describeLeftovers, removeLeftovers } from '../indexing/leftovers';
 import { syncSource, type SyncResult } from '../indexing/sync-source';
 import { EventHousekeeping } from '../events/event-housekeeping';
-import { BackgroundLoop } from '../background/background-loop';
 import { deliveriesFromConfig, mailerFromConfig } from '../alerts/deliveries-from-config';
-import { DELIVERY_EVERY_MS } from '../alerts/delivery-worker';
 import { CliError } from '../cli-error';
 import { formatSummary } from './summary';
 import { io } from '../embedded/cli-io';
@@ -66,13 +64,9 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
     },
     { logger, deadlineMs: config.shutdownTimeoutMs, secondSignalExits: true },
   );
-  // Webhooks and digests go out beside the syncs (a sync can take minutes): a loop of their own.
+  // Webhooks and digests go out beside the syncs (a sync can take minutes): loops of their own.
   const mailer = mailerFromConfig(config, logger);
-  const deliveries = new BackgroundLoop(
-    [await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer })],
-    logger,
-    DELIVERY_EVERY_MS,
-  );
+  const deliveries = await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer });
   deliveries.start();
   try {
     await runSyncWorker({

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import {
   createServer as createHttpServer,
@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import {
+  connect,
   createServer as createTcpServer,
   type AddressInfo,
   type Server as TcpServer,
@@ -303,6 +304,58 @@ describe('sending a webhook to a receiver', () => {
     expectFailure(attempt, 'timeout');
     expect(attempt.durationMs).toBeLessThan(5_000);
   });
+
+  it('gives up on a receiver that accepts and sends no headers at the response limit, well before the whole attempt limit', async () => {
+    const receiver = await startReceiver(() => undefined); // never answers
+    const attempt = await sendWebhookRequest(
+      { url: `http://127.0.0.1:${receiver.port}/`, body, headers: {} },
+      { allowList: LOOPBACK, timeoutMs: 10_000, responseTimeoutMs: 300 },
+    );
+    expectFailure(
+      attempt,
+      'timeout',
+      `no answer from 127.0.0.1:${receiver.port} within 300 ms of connecting`,
+    );
+    expect(attempt.durationMs).toBeGreaterThanOrEqual(290);
+    expect(attempt.durationMs).toBeLessThan(3_000);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('limits the wait for the headers only: a body that takes longer than the response limit is read', async () => {
+    const receiver = await startReceiver((_req, res) => {
+      res.writeHead(200);
+      res.write('slow');
+      setTimeout(() => res.end(' but complete'), 600);
+    });
+    const attempt = await sendWebhookRequest(
+      { url: `http://127.0.0.1:${receiver.port}/`, body, headers: {} },
+      { allowList: LOOPBACK, timeoutMs: 5_000, responseTimeoutMs: 200 },
+    );
+    expect(attempt).toMatchObject({ outcome: 'response', ok: true, status: 200, bodySnippet: 'slow but complete' });
+  });
+
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    'gives up on a connection never accepted (the listen queue is full) at the connect limit',
+    async () => {
+      // python's listen(0) never accepts: once one connection fills its queue, loopback drops further SYNs
+      const listener = spawn('python3', ['-c', "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen(0)\nprint(s.getsockname()[1], flush=True)\ntime.sleep(30)"]);
+      try {
+        const port = await new Promise<number>((resolve) => listener.stdout.once('data', (data: Buffer) => resolve(Number(data.toString().trim()))));
+        const filler = connect(port, '127.0.0.1');
+        await new Promise((resolve) => filler.once('connect', resolve));
+        const attempt = await sendWebhookRequest(
+          { url: `http://127.0.0.1:${port}/`, body, headers: {} },
+          { allowList: LOOPBACK, timeoutMs: 10_000, connectTimeoutMs: 300 },
+        );
+        filler.destroy();
+        expectFailure(attempt, 'timeout', `could not connect to 127.0.0.1:${port} within 300 ms`);
+        expect(attempt.durationMs).toBeGreaterThanOrEqual(290);
+        expect(attempt.durationMs).toBeLessThan(3_000);
+      } finally {
+        listener.kill();
+      }
+    },
+  );
 
   it('reads at most 64 KB of a 10 MB answer and drops the connection', async () => {
     const total = 10 * 1024 * 1024;

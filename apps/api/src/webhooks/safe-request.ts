@@ -35,6 +35,10 @@ export const systemResolver: Resolver = async (hostname) =>
 
 /** Longest a webhook request may take, from resolving its host to the last byte read. */
 export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** Longest the connection (and its TLS handshake) may take once the host is resolved. */
+export const WEBHOOK_CONNECT_TIMEOUT_MS = 3_000;
+/** Longest the receiver may take, once connected, to send its status line and headers. */
+export const WEBHOOK_RESPONSE_TIMEOUT_MS = 10_000;
 /** Most of a response read back; the rest is never read. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** How much of the response body the delivery log keeps. */
@@ -266,6 +270,10 @@ const CONNECTION_TEXT: Record<string, string> = {
 export interface SendOptions extends TargetOptions {
   /** Whole attempt, resolution included; WEBHOOK_TIMEOUT_MS by default. */
   timeoutMs?: number;
+  /** From the request's start (resolution done) to a connection ready to send, TLS included; WEBHOOK_CONNECT_TIMEOUT_MS by default. */
+  connectTimeoutMs?: number;
+  /** From the connection ready to the response's headers (its first byte); WEBHOOK_RESPONSE_TIMEOUT_MS by default. */
+  responseTimeoutMs?: number;
   /** MAX_RESPONSE_BYTES by default. */
   maxResponseBytes?: number;
   /** Wall clock for a Retry-After date. */
@@ -277,8 +285,9 @@ export interface SendOptions extends TargetOptions {
 /**
  * Sends one webhook: a POST of `body` with `headers` (the signature headers) to `url`. The host
  * is resolved and checked (checkWebhookTarget) and the connection goes to exactly the addresses
- * checked. Redirects are not followed; the whole attempt has `timeoutMs`; at most
- * `maxResponseBytes` of the answer are read. Never throws for anything the network or the
+ * checked. Redirects are not followed; the whole attempt has `timeoutMs`, the connection
+ * `connectTimeoutMs` and the answer's headers `responseTimeoutMs` within it (a receiver that
+ * never answers holds a sender for the shorter); at most `maxResponseBytes` of the answer are read. Never throws for anything the network or the
  * receiver does: every outcome is a WebhookResponse or a classified WebhookFailure.
  */
 export async function sendWebhookRequest(
@@ -332,19 +341,38 @@ export async function sendWebhookRequest(
     let phase: 'connecting' | 'tls' | 'sent' | 'response' = 'connecting';
     let remoteAddress = '';
     let timedOut = false;
+    let stage: NodeJS.Timeout | undefined;
     const settle = (attempt: WebhookAttempt) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(stage);
       resolve(attempt);
       req.destroy();
+    };
+    /** A limit on one stage of the attempt (connecting, waiting for headers), inside the whole attempt's. */
+    const stageLimit = (ms: number, message: string) => {
+      clearTimeout(stage);
+      if (performance.now() + ms >= deadline) return;
+      stage = setTimeout(() => {
+        timedOut = true;
+        settle(failure('timeout', message));
+      }, ms);
     };
 
     // Events of the request arrive on later ticks, after `timer` is set: `settle` never runs before it.
     const req: ClientRequest = (https ? httpsRequest : httpRequest)(requestOptions, (res) => {
       phase = 'response';
+      clearTimeout(stage);
       readResponse(res);
     });
+    const connectTimeoutMs = options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS;
+    const responseTimeoutMs = options.responseTimeoutMs ?? WEBHOOK_RESPONSE_TIMEOUT_MS;
+    const connected = () => {
+      phase = 'sent';
+      stageLimit(responseTimeoutMs, `no answer from ${url.host} within ${responseTimeoutMs} ms of connecting`);
+    };
+    stageLimit(connectTimeoutMs, `could not connect to ${url.host} within ${connectTimeoutMs} ms`);
     const timer = setTimeout(
       () => {
         timedOut = true;
@@ -356,10 +384,12 @@ export async function sendWebhookRequest(
     req.on('socket', (socket) => {
       socket.once('connect', () => {
         remoteAddress = socket.remoteAddress ?? '';
-        if (phase === 'connecting') phase = https ? 'tls' : 'sent';
+        if (phase !== 'connecting') return;
+        if (https) phase = 'tls';
+        else connected();
       });
       socket.once('secureConnect', () => {
-        if (phase === 'tls') phase = 'sent';
+        if (phase === 'tls') connected();
       });
     });
     req.on('error', (error: Error & { code?: string }) => {
