@@ -29,7 +29,10 @@ export interface SourceHealthCheck extends HealthCheck {
   lastError?: string;
   /** Rejected or failed syncs since the last success. */
   consecutiveFailures: number;
-  /** When a worker syncs the source next (its last sync plus its interval), or `now`. */
+  /**
+   * When a worker syncs the source next (its last sync plus its interval, or after a failed sync
+   * its retry delay: 1, 5, 15, then every 60 minutes, at most the interval), or `now`.
+   */
   nextSyncDue: string;
 }
 
