@@ -4,6 +4,7 @@ import { CliError } from './cli-error';
 import { checkWorkers, ConfigError, loadConfig, type Config } from './config';
 import { failureLine } from './failure-line';
 import { installLastResortHandler } from './last-resort';
+import { VERSION } from './version';
 
 installLastResortHandler();
 
@@ -46,6 +47,7 @@ function wholeNumber(min: number, max: number) {
 const program = new Command()
   .name('domain-index')
   .description('Domain Index: the API server and the operator commands.')
+  .version(VERSION, '-V, --version', 'print the version and exit')
   .exitOverride();
 
 program

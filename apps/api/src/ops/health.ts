@@ -5,6 +5,7 @@ import type { Clock } from '../clock';
 import { answersWithin } from './answers-within';
 import { redisConnected } from '../ratelimit/redis-connected';
 import { readSyncStates, type SourceSyncState } from './sync-state';
+import { VERSION } from '../version';
 
 /** One check of the health report, as draft-inadmissible-rest-api-health-check words it. */
 export interface HealthCheck {
@@ -43,6 +44,8 @@ export type HealthStatus = 'pass' | 'warn' | 'fail';
 export interface HealthReport {
   status: HealthStatus;
   serviceId: 'domain-index';
+  /** The product version (`domain-index --version`). */
+  version: string;
   description: string;
   checks: Record<string, HealthCheck[]>;
 }
@@ -112,7 +115,7 @@ export class Health {
       : statuses.includes('warn')
         ? 'warn'
         : 'pass';
-    return { status, serviceId: 'domain-index', description: this.deps.description, checks };
+    return { status, serviceId: 'domain-index', version: VERSION, description: this.deps.description, checks };
   }
 
   close(): Promise<void> {
@@ -257,6 +260,7 @@ function startingReport(description: string, now: Date): HealthReport {
   return {
     status: 'fail',
     serviceId: 'domain-index',
+    version: VERSION,
     description,
     checks: {
       startup: [
