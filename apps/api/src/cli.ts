@@ -112,10 +112,11 @@ const keys = program.command('keys').description('manage API keys');
 keys
   .command('create')
   .description('create a key; prints the key on stdout, once')
-  .requiredOption('--plan <plan>', 'the plan deciding its rate limit (free, pro, or any plan in the plans table)')
+  .option('--plan <plan>', 'the plan deciding its rate limit (free, pro, or any plan in the plans table)')
+  .option('--account <id>', "instead of --plan: a key of this account (accounts list), on the account's plan")
   .option('--name <name>', 'a label to recognise the key by')
   .addOption(new Option('--env <env>', 'live for production use, test for demos').choices(['live', 'test']).default('live'))
-  .action(async (options: { plan: string; name?: string; env: 'live' | 'test' }) => {
+  .action(async (options: { plan?: string; name?: string; env: 'live' | 'test'; account?: string }) => {
     const config = loadConfig();
     await (await modules.keys()).keysCreateCommand(config, options);
   });
