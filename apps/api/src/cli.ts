@@ -19,6 +19,7 @@ const modules = {
   keys: () => import('./commands/keys'),
   logger: () => import('./logger'),
   migrate: () => import('./commands/migrate'),
+  plans: () => import('./commands/plans'),
   purge: () => import('./commands/purge'),
   seed: () => import('./commands/seed'),
   serve: () => import('./commands/serve'),
@@ -171,6 +172,23 @@ accounts
   .action(async (id: string) => {
     const config = loadConfig();
     await (await modules.accounts()).accountsResetLinkCommand(config, id);
+  });
+
+const plansCommand = program.command('plans').description('show and change the plans (request and alert limits)');
+plansCommand
+  .command('list')
+  .description('list plans: requests per window, window, alerts limit, description')
+  .action(withConfig(async (config) => (await modules.plans()).plansListCommand(config)));
+plansCommand
+  .command('set')
+  .description("change a plan's limits; every instance applies them within 30 s")
+  .argument('<id>', 'the plan id shown by plans list')
+  .option('--requests-per-hour <n>', 'requests per hour of an hourly plan', wholeNumber(1, 1_000_000_000))
+  .option('--alerts-limit <n>', 'alerts one owner may have', wholeNumber(0, 100_000))
+  .option('--description <text>', 'what the plan is, in a line')
+  .action(async (id: string, options: { requestsPerHour?: number; alertsLimit?: number; description?: string }) => {
+    const config = loadConfig();
+    await (await modules.plans()).plansSetCommand(config, id, options);
   });
 
 /** `CODE=usd` pairs of --rate, collected. */
