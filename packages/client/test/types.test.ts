@@ -40,7 +40,7 @@ describe('types generated from the contract', () => {
     expectTypeOf<Alerts['list']>().returns.toEqualTypeOf<client.PagePromise<client.AlertPage>>();
     expectTypeOf<client.ItemOf<client.AlertPage>>().toEqualTypeOf<client.Alert>();
     // awaited, still the array of the alerts it always was
-    expectTypeOf<client.AlertPage>().toMatchTypeOf<client.Alert[]>();
+    expectTypeOf<client.AlertPage>().toExtend<client.Alert[]>();
     expectTypeOf<Alerts['update']>().parameter(1).toEqualTypeOf<client.UpdateAlert>();
     expectTypeOf<Alerts['update']>().returns.resolves.toEqualTypeOf<client.AlertWithSecret>();
     expectTypeOf<Alerts['test']>().returns.resolves.toEqualTypeOf<client.QueuedDelivery>();
