@@ -47,6 +47,7 @@ import type { UsageRecorder } from './usage/usage-recorder';
 import { recordRequests } from './request-log/record-requests';
 import type { RequestLogRecorder } from './request-log/request-log-recorder';
 import { sendJson } from './wire/send-json';
+import { rootRouter, ROOT_ENDPOINT } from './http/root';
 
 /** What the app needs from outside; tests pass their own to run several instances side by side. */
 export interface AppDeps {
@@ -116,6 +117,7 @@ export function createApp(appDeps: AppDeps): Express {
   const alertActions = new AlertActions(deps, new AlertContext(deps.database, deps.alerts));
   if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, alerts: alertActions, ...deps.dashboard }));
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
+  app.use(rootRouter({ dashboard: deps.dashboard !== undefined }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));
   app.use(PATH_PREFIX, ...jsonBody());
 
@@ -144,7 +146,7 @@ export function createApp(appDeps: AppDeps): Express {
     },
   });
 
-  const endpoints = Object.values(contract).map((route) => ({ pattern: pathPattern(route.path), methods: [route.method] }));
+  const endpoints = [...Object.values(contract).map((route) => ({ pattern: pathPattern(route.path), methods: [route.method] })), ROOT_ENDPOINT];
   app.use(notFoundOrMethodNotAllowed(endpoints));
   app.use(errorHandler(deps.logger));
   return app;

@@ -4,6 +4,7 @@ import { CliError } from './cli-error';
 import { checkDatabaseChoice, checkWorkers, ConfigError, loadConfig, type Config } from './config';
 import { io } from './embedded/cli-io';
 import { failureLine } from './failure-line';
+import { VERSION } from './version';
 
 // Each command's modules (and the logger) are imported when that command runs, not before:
 // `keys create` or `import` need neither Express nor the API's routes, and `--help` needs no
@@ -17,6 +18,7 @@ const modules = {
   keys: () => import('./commands/keys'),
   logger: () => import('./logger'),
   migrate: () => import('./commands/migrate'),
+  plans: () => import('./commands/plans'),
   purge: () => import('./commands/purge'),
   seed: () => import('./commands/seed'),
   serve: () => import('./commands/serve'),
@@ -50,6 +52,7 @@ export function buildProgram(): Command {
   const program = new Command()
     .name('domain-index')
     .description('Domain Index: the API server and the operator commands.')
+    .version(VERSION, '-V, --version', 'print the version and exit')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void io().stdout.write(text),
@@ -148,17 +151,15 @@ export function buildProgram(): Command {
   keys
     .command('create')
     .description('create a key; prints the key on stdout, once')
-    .requiredOption(
-      '--plan <plan>',
-      'the plan deciding its rate limit (free, pro, or any plan in the plans table)',
-    )
+    .option('--plan <plan>', 'the plan deciding its rate limit (free, pro, or any plan in the plans table)')
+    .option('--account <id>', "instead of --plan: a key of this account (accounts list), on the account's plan")
     .option('--name <name>', 'a label to recognise the key by')
     .addOption(
       new Option('--env <env>', 'live for production use, test for demos')
         .choices(['live', 'test'])
         .default('live'),
     )
-    .action(async (options: { plan: string; name?: string; env: 'live' | 'test' }) => {
+    .action(async (options: { plan?: string; name?: string; env: 'live' | 'test'; account?: string }) => {
       const config = loadConfig();
       await (await modules.keys()).keysCreateCommand(config, options);
     });
@@ -238,6 +239,23 @@ export function buildProgram(): Command {
       throw new InvalidArgumentError('must be CODE=US dollars per unit, such as EUR=1.08');
     return { ...rates, [match[1]!]: Number(match[2]) };
   }
+
+  const plansCommand = program.command('plans').description('show and change the plans (request and alert limits)');
+  plansCommand
+    .command('list')
+    .description('list plans: requests per window, window, alerts limit, description')
+    .action(withConfig(async (config) => (await modules.plans()).plansListCommand(config)));
+  plansCommand
+    .command('set')
+    .description("change a plan's limits; every instance applies them within 30 s")
+    .argument('<id>', 'the plan id shown by plans list')
+    .option('--requests-per-hour <n>', 'requests per hour of an hourly plan', wholeNumber(1, 1_000_000_000))
+    .option('--alerts-limit <n>', 'alerts one owner may have', wholeNumber(0, 100_000))
+    .option('--description <text>', 'what the plan is, in a line')
+    .action(async (id: string, options: { requestsPerHour?: number; alertsLimit?: number; description?: string }) => {
+      const config = loadConfig();
+      await (await modules.plans()).plansSetCommand(config, id, options);
+    });
 
   const alerts = program.command('alerts').description("list, pause, resume or delete any owner's alerts");
   const ownerOptions = (command: Command) =>

@@ -73,7 +73,13 @@ for (const { engine, skip } of testEngines()) {
       const { id, key } = await createKey(api.test.database, { planId: 'pro', environment: 'live' });
       const response = await api.raw(`/api/v1/domains?api_key=${key}`, bearer(key));
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ error: { code: 'api_key_in_query', param: 'api_key' } });
+      expect(await response.json()).toEqual({
+        error: {
+          code: 'api_key_in_query',
+          message: 'api_key must not be sent in the URL: any valid key sent in a URL has been revoked; create a new one and send it in the Authorization header',
+          param: 'api_key',
+        },
+      });
       const [row] = await api.test.database.db.select().from(apiKeys).where(eq(apiKeys.id, id));
       expect(row?.revokedAt).not.toBeNull();
       expect(row?.revokedReason).toBe('leaked: sent in the URL query parameter api_key');

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { apiKeys, auditEvents, eq, openDatabase } from '@domain-index/db';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, startServe, until } from './support/processes';
 import { runCli } from './support/run-cli';
@@ -64,6 +65,34 @@ describe('domain-index keys and the demo key', () => {
     expect((await runCli(['keys', 'list'], env)).stdout).toMatch(new RegExp(`${id!}.*revoked .*\\(revoked by an operator\\)`));
     const again = await runCli(['keys', 'revoke', id!], env);
     expect(again).toMatchObject({ status: 2, stderr: `domain-index: no active key with id ${id!}\n` });
+  });
+
+  it("creates an account's key with --account, on the account's plan, and refuses an unknown account with one line", async () => {
+    const made = await runCli(['accounts', 'create', '--email', 'digests@example.com', '--plan', 'pro'], env);
+    const account = /^created (acc_\S+) /m.exec(made.stderr)?.[1];
+    expect(account).toBeDefined();
+    const run = await runCli(['keys', 'create', '--account', account!, '--name', 'digests'], env);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^dix_live_[0-9A-Za-z]{38}\n$/);
+    const id = new RegExp(`^created (key_\\S+) for account ${account!} \\(digests@example\\.com, plan pro\\); the key above is shown only now\n$`).exec(run.stderr)?.[1];
+    expect(id, run.stderr).toBeDefined();
+    const database = await openDatabase({ dataDir: env.DATA_DIR });
+    try {
+      const [key] = await database.db.select().from(apiKeys).where(eq(apiKeys.id, id!));
+      expect(key).toMatchObject({ accountId: account, planId: 'pro', name: 'digests' });
+      const audit = await database.db.select().from(auditEvents).where(eq(auditEvents.keyId, id!));
+      expect(audit.map((entry) => [entry.kind, entry.accountId, entry.ip])).toEqual([['key_created', account, null]]);
+    } finally {
+      await database.close();
+    }
+
+    expect(await runCli(['keys', 'create', '--account', 'acc_nope'], env)).toEqual({ status: 2, stdout: '', stderr: 'domain-index: no account with id acc_nope; accounts list shows them\n' });
+    expect(await runCli(['keys', 'create', '--account', account!, '--plan', 'free'], env)).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: `domain-index: --plan goes without --account: an account's keys are on its plan (accounts plan ${account!} PLAN changes it)\n`,
+    });
+    expect(await runCli(['keys', 'create'], env)).toEqual({ status: 2, stdout: '', stderr: "domain-index: give --plan for a key of its own, or --account for an account's key\n" });
   });
 
   it('refuses an unknown plan with one line', async () => {

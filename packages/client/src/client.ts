@@ -15,6 +15,7 @@ import type {
   StatsEnvelope,
   UpdateAlert,
 } from './generated/api-types';
+import { AlertPage } from './alert-page';
 import { DeliveryPage } from './delivery-page';
 import { DomainIndexError } from './errors';
 import { EventPage } from './event-page';
@@ -127,8 +128,12 @@ export class DomainIndex {
      * the field for a bad query, a webhook URL that may not be reached, or no channel at all.
      */
     create(body: CreateAlert, options?: RequestOptions): Promise<AlertWithSecret>;
-    /** Your alerts (the key's account's, or the key's own), newest first, each with its latest delivery. */
-    list(options?: RequestOptions): Promise<Alert[]>;
+    /**
+     * Your alerts (the key's account's, or the key's own), newest first, each with its latest
+     * delivery: when awaited, an AlertPage, which is also the array of the alerts; iterated with
+     * `for await`, every alert (up to `maxItems`).
+     */
+    list(options?: ListOptions): PagePromise<AlertPage>;
     /** One alert; NotFoundError (`alert_not_found`) when no alert of yours has that id. */
     get(id: string, options?: RequestOptions): Promise<Alert>;
     /**
@@ -195,7 +200,8 @@ export class DomainIndex {
       getJson<DeliveryListEnvelope>(this.settings, `${alert(id)}/deliveries`, toQuery(params), requestOptions);
     this.alerts = {
       create: async (body, requestOptions) => requestJson<AlertWithSecret>(this.settings, { method: 'POST', path: '/alerts', body }, requestOptions),
-      list: async (requestOptions) => (await getJson<{ data: Alert[] }>(this.settings, '/alerts', undefined, requestOptions)).data,
+      list: (listOptions = {}) =>
+        new PagePromise<AlertPage>(async () => new AlertPage((await getJson<{ data: Alert[] }>(this.settings, '/alerts', undefined, listOptions)).data, listOptions)),
       get: async (id, requestOptions) => getJson<Alert>(this.settings, alert(id), undefined, requestOptions),
       update: async (id, body, requestOptions) => requestJson<AlertWithSecret>(this.settings, { method: 'PATCH', path: alert(id), body }, requestOptions),
       delete: async (id, requestOptions) => requestJson<DeletedAlert>(this.settings, { method: 'DELETE', path: alert(id) }, requestOptions),

@@ -39,6 +39,7 @@ export type {
   WebhookPayload,
 } from './generated/api-types';
 export { DIGEST_PERIODS, ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
+export { AlertPage } from './alert-page';
 export { DeliveryPage } from './delivery-page';
 export { EventPage } from './event-page';
 export { DomainPage, PagePromise, type ItemOf, type ListOptions, type WalkablePage } from './pagination';

@@ -37,7 +37,10 @@ describe('types generated from the contract', () => {
     type Alerts = client.DomainIndex['alerts'];
     expectTypeOf<Alerts['create']>().parameter(0).toEqualTypeOf<client.CreateAlert>();
     expectTypeOf<Alerts['create']>().returns.resolves.toEqualTypeOf<client.AlertWithSecret>();
-    expectTypeOf<Alerts['list']>().returns.resolves.toEqualTypeOf<client.Alert[]>();
+    expectTypeOf<Alerts['list']>().returns.toEqualTypeOf<client.PagePromise<client.AlertPage>>();
+    expectTypeOf<client.ItemOf<client.AlertPage>>().toEqualTypeOf<client.Alert>();
+    // awaited, still the array of the alerts it always was
+    expectTypeOf<client.AlertPage>().toExtend<client.Alert[]>();
     expectTypeOf<Alerts['update']>().parameter(1).toEqualTypeOf<client.UpdateAlert>();
     expectTypeOf<Alerts['update']>().returns.resolves.toEqualTypeOf<client.AlertWithSecret>();
     expectTypeOf<Alerts['test']>().returns.resolves.toEqualTypeOf<client.QueuedDelivery>();

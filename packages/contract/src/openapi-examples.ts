@@ -136,7 +136,7 @@ export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { co
   api_key_in_query: {
     code: 'api_key_in_query',
     message:
-      'api_key must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked',
+      'api_key must not be sent in the URL: any valid key sent in a URL has been revoked; create a new one and send it in the Authorization header',
     param: 'api_key',
   },
   invalid_parameter: {

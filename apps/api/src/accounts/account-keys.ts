@@ -118,7 +118,7 @@ export type WithNewKey = (tx: Pick<Drizzle, 'insert' | 'delete'>, created: { id:
  */
 export async function createAccountKey(
   database: Database,
-  options: { accountId: string; name: string; expiresInDays: number | null; at: Date; ip: string | null },
+  options: { accountId: string; name: string | undefined; expiresInDays: number | null; at: Date; ip: string | null },
   withNewKey?: WithNewKey,
 ): Promise<{ id: string; key: string }> {
   const [account] = await database.db.select({ planId: accounts.planId }).from(accounts).where(eq(accounts.id, options.accountId));
@@ -126,7 +126,7 @@ export async function createAccountKey(
   const expiresAt = options.expiresInDays === null ? undefined : new Date(options.at.getTime() + options.expiresInDays * 86_400_000);
   return database.db.transaction(async (tx) => {
     const created = await insertKey(tx, { planId: account.planId, name: options.name, environment: 'live', accountId: options.accountId, expiresAt });
-    await recordAudit(tx, { accountId: options.accountId, at: options.at, kind: 'key_created', ip: options.ip, keyId: created.id, detail: options.name });
+    await recordAudit(tx, { accountId: options.accountId, at: options.at, kind: 'key_created', ip: options.ip, keyId: created.id, detail: options.name ?? null });
     await withNewKey?.(tx, created);
     return { id: created.id, key: created.key };
   });

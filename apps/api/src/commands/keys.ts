@@ -1,4 +1,6 @@
 import { createKey, listKeys, revokeKey, UnknownPlanError } from '../auth/key-store';
+import { createAccountKey } from '../accounts/account-keys';
+import { findAccount } from '../accounts/account-store';
 import type { KeyEnvironment } from '../auth/api-key';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
@@ -6,11 +8,17 @@ import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
 import { io } from '../embedded/cli-io';
 
-/** `keys create`: prints the new key on stdout, once, and nothing else there. */
+/**
+ * `keys create`: prints the new key on stdout, once, and nothing else there. With `--account`,
+ * the key is that account's (on its plan, in its dashboard and audit log): what email digests
+ * need; without, a key of its own on `--plan`.
+ */
 export async function keysCreateCommand(
   config: Config,
-  options: { plan: string; name?: string; env: KeyEnvironment },
+  options: { plan?: string; name?: string; env: KeyEnvironment; account?: string },
 ): Promise<void> {
+  if (options.account !== undefined) return accountKeyCreate(config, { ...options, account: options.account });
+  if (options.plan === undefined) throw new CliError('give --plan for a key of its own, or --account for an account\'s key');
   const database = await openMigratedDatabase(config);
   try {
     const { id, key } = await createKey(database, { planId: options.plan, name: options.name, environment: options.env });
@@ -19,6 +27,23 @@ export async function keysCreateCommand(
   } catch (error) {
     if (error instanceof UnknownPlanError) throw new CliError(error.message);
     throw error;
+  } finally {
+    await database.close();
+  }
+}
+
+/** `keys create --account ID`: a live key of the account, on its plan, with its audit entry. */
+async function accountKeyCreate(config: Config, options: { plan?: string; name?: string; env: KeyEnvironment; account: string }): Promise<void> {
+  if (options.plan !== undefined) throw new CliError(`--plan goes without --account: an account's keys are on its plan (accounts plan ${options.account} PLAN changes it)`);
+  if (options.env !== 'live') throw new CliError("--env test goes without --account: an account's keys are live keys");
+  const database = await openMigratedDatabase(config);
+  try {
+    const account = await findAccount(database, options.account);
+    if (account === undefined) throw new CliError(`no account with id ${options.account}; accounts list shows them`);
+    if (account.disabledAt !== null) throw new CliError(`account ${account.id} is disabled: its keys are refused`);
+    const { id, key } = await createAccountKey(database, { accountId: account.id, name: options.name, expiresInDays: null, at: systemClock.now(), ip: null });
+    io().stdout.write(`${key}\n`);
+    io().stderr.write(`created ${id} for account ${account.id} (${account.email}, plan ${account.planId}); the key above is shown only now\n`);
   } finally {
     await database.close();
   }

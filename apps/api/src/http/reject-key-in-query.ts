@@ -38,6 +38,7 @@ export function rejectKeyInQuery(): (req: { query: object }, res: unknown, next:
       next();
       return;
     }
-    next(new ApiError('api_key_in_query', `${param} must not be sent in the URL: send the key in the Authorization header, and treat a key sent in a URL as leaked`, param));
+    // "any valid key": the parameter may hold no key of ours, but one that was is revoked already
+    next(new ApiError('api_key_in_query', `${param} must not be sent in the URL: any valid key sent in a URL has been revoked; create a new one and send it in the Authorization header`, param));
   };
 }

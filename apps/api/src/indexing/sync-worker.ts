@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sourceSyncs, type Database } from '@domain-index/db';
+import { eq, sourceSyncs, type Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import { purgeEnded } from './purge';
 import { syncSource, type SyncSourceOptions } from './sync-source';
+import { retriesEarly, retryDelayMs } from './sync-schedule';
 import type { SyncMetrics } from '../ops/sync-metrics';
 import type { EventHousekeeping } from '../events/event-housekeeping';
 
@@ -19,6 +20,8 @@ export interface SyncWorkerOptions extends SyncSourceOptions {
   onStarted?: () => void;
   /** The change feed's time-driven events and retention, run between syncs. */
   events?: EventHousekeeping;
+  /** The delays before a failed source is tried again (SYNC_RETRY_DELAYS_MS); tests shorten them. */
+  retryDelaysMs?: readonly number[];
 }
 
 /** The loop wakes at least this often, to refresh the metrics' view of every source's state. */
@@ -32,12 +35,14 @@ function jittered(everyMinutes: number, random: () => number): number {
 /**
  * Runs every configured source on its own schedule until aborted. A source that never synced
  * (or whose last sync is older than its interval) is due at once; afterwards every interval,
- * jittered. Ended listings are purged on their own schedule.
+ * jittered, or after a failed sync at its retry delay (sync-schedule). Ended listings are purged
+ * on their own schedule.
  */
 export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
   const { database, clock, logger, signal } = options;
   const random = options.random ?? Math.random;
-  const due = await initialSchedule(database, options.sources, clock.now(), random);
+  const failures = new Map<string, number>();
+  const due = await initialSchedule(database, options.sources, clock.now(), random, failures, options.retryDelaysMs);
   const purgeEveryMs = options.purgeEveryMs ?? 3_600_000;
   let nextPurge = clock.now().getTime();
   // Every worker reports each source as the database has it, even one another worker synced.
@@ -74,9 +79,39 @@ export async function runSyncWorker(options: SyncWorkerOptions): Promise<void> {
     const result = await syncSource(source, options);
     options.metrics?.record(source.id, result, clock.now());
     await refreshMetrics();
-    due.set(sourceId, clock.now().getTime() + jittered(source.everyMinutes, random));
+    if (result.status === 'applied' || result.status === 'unchanged') failures.set(sourceId, 0);
+    // the recorded count (another worker's failures included), else ours when it could not be recorded
+    else if (result.status !== 'skipped') failures.set(sourceId, (await recordedFailures(database, sourceId)) ?? (failures.get(sourceId) ?? 0) + 1);
+    due.set(sourceId, dueAfter(source, result.status, failures.get(sourceId) ?? 0, clock.now().getTime(), random, options.retryDelaysMs));
   }
   logger.info('sync worker stopped');
+}
+
+/**
+ * When a source is due after a sync that ended at `at`: a failed one at its retry delay, any
+ * other at its interval, jittered. Retries are not jittered: a worker syncs one source at a
+ * time, so its retries cannot pile up.
+ */
+function dueAfter(
+  source: SourceConfig,
+  outcome: string | null,
+  failuresInARow: number,
+  at: number,
+  random: () => number,
+  retryDelaysMs: readonly number[] | undefined,
+): number {
+  if (retriesEarly(outcome)) return at + retryDelayMs(failuresInARow, source.everyMinutes, retryDelaysMs);
+  return at + jittered(source.everyMinutes, random);
+}
+
+/** The failures in a row recorded for a source; undefined when they cannot be read. */
+async function recordedFailures(database: Database, source: string): Promise<number | undefined> {
+  try {
+    const [row] = await database.db.select({ failures: sourceSyncs.consecutiveFailures }).from(sourceSyncs).where(eq(sourceSyncs.source, source));
+    return row?.failures;
+  } catch {
+    return undefined;
+  }
 }
 
 async function initialSchedule(
@@ -84,13 +119,16 @@ async function initialSchedule(
   sources: readonly SourceConfig[],
   now: Date,
   random: () => number,
+  failures: Map<string, number>,
+  retryDelaysMs: readonly number[] | undefined,
 ): Promise<Map<string, number>> {
   const rows = await database.db.select().from(sourceSyncs);
-  const last = new Map(rows.map((row) => [row.source, row.lastFinishedAt?.getTime()]));
   const due = new Map<string, number>();
   for (const source of sources) {
-    const finished = last.get(source.id);
-    due.set(source.id, finished === undefined ? now.getTime() : finished + jittered(source.everyMinutes, random));
+    const row = rows.find((candidate) => candidate.source === source.id);
+    failures.set(source.id, row?.consecutiveFailures ?? 0);
+    const finished = row?.lastFinishedAt ?? undefined;
+    due.set(source.id, finished === undefined ? now.getTime() : dueAfter(source, row?.lastOutcome ?? null, row?.consecutiveFailures ?? 0, finished.getTime(), random, retryDelaysMs));
   }
   return due;
 }

@@ -6,6 +6,7 @@ import { answersWithin } from './answers-within';
 import { REDIS_DISCONNECT_TIMEOUT_MS } from '../ratelimit/close-redis';
 import { redisConnected } from '../ratelimit/redis-connected';
 import { readSyncStates, type SourceSyncState } from './sync-state';
+import { VERSION } from '../version';
 
 /** One check of the health report, as draft-inadmissible-rest-api-health-check words it. */
 export interface HealthCheck {
@@ -30,7 +31,10 @@ export interface SourceHealthCheck extends HealthCheck {
   lastError?: string;
   /** Rejected or failed syncs since the last success. */
   consecutiveFailures: number;
-  /** When a worker syncs the source next (its last sync plus its interval), or `now`. */
+  /**
+   * When a worker syncs the source next (its last sync plus its interval, or after a failed sync
+   * its retry delay: 1, 5, 15, then every 60 minutes, at most the interval), or `now`.
+   */
   nextSyncDue: string;
 }
 
@@ -41,6 +45,8 @@ export type HealthStatus = 'pass' | 'warn' | 'fail';
 export interface HealthReport {
   status: HealthStatus;
   serviceId: 'domain-index';
+  /** The product version (`domain-index --version`). */
+  version: string;
   description: string;
   checks: Record<string, HealthCheck[]>;
 }
@@ -110,7 +116,7 @@ export class Health {
       : statuses.includes('warn')
         ? 'warn'
         : 'pass';
-    return { status, serviceId: 'domain-index', description: this.deps.description, checks };
+    return { status, serviceId: 'domain-index', version: VERSION, description: this.deps.description, checks };
   }
 
   close(): Promise<void> {
@@ -256,6 +262,7 @@ function startingReport(description: string, now: Date): HealthReport {
   return {
     status: 'fail',
     serviceId: 'domain-index',
+    version: VERSION,
     description,
     checks: {
       startup: [

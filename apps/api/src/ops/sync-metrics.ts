@@ -77,7 +77,7 @@ export class SyncMetrics {
     });
     this.nextDue = new Gauge({
       name: 'domain_index_sync_next_due_timestamp_seconds',
-      help: 'When the source is due to sync next (its last sync plus its interval), unix seconds. Absent for a source that never synced: it is due at once.',
+      help: 'When the source is due to sync next (its last sync plus its interval, or after a failed sync its retry delay of 1, 5, 15, then every 60 minutes, at most the interval), unix seconds. Absent for a source that never synced: it is due at once.',
       labelNames: ['source'],
       registers,
     });

@@ -23,7 +23,7 @@ describe('a source sync state', () => {
     });
   });
 
-  it('is due one interval after its last sync, and names the error and the failures in a row of a failed one', () => {
+  it('is due one retry delay after a failed sync, and names the error and the failures in a row', () => {
     const state = syncStateOf(
       source,
       row({ lastFinishedAt: at('2026-11-21T12:00:00.000Z'), lastOutcome: 'failed', lastSummary: { reason: 'fetching https://bidhaus.example/feed.jsonl answered HTTP 503' }, consecutiveFailures: 3 }),
@@ -35,7 +35,8 @@ describe('a source sync state', () => {
       lastFinishedAt: at('2026-11-21T12:00:00.000Z'),
       lastSuccess: at('2026-11-20T09:00:00.000Z'),
       consecutiveFailures: 3,
-      nextDue: at('2026-11-21T13:30:00.000Z'),
+      // the third failure in a row: tried again 15 minutes later, not at the 90-minute interval
+      nextDue: at('2026-11-21T12:15:00.000Z'),
       lastError: 'fetching https://bidhaus.example/feed.jsonl answered HTTP 503',
     });
   });
@@ -44,11 +45,13 @@ describe('a source sync state', () => {
     const state = syncStateOf(source, row({ lastFinishedAt: at('2026-11-21T12:00:00.000Z'), lastOutcome: 'rejected', lastSummary: { outcome: 'rejected', reason: '40 of 100 rows (40.0%) are bad', rowsRead: 100 }, consecutiveFailures: 1 }), undefined);
     expect(state.lastError).toBe('40 of 100 rows (40.0%) are bad');
     expect(state.lastSuccess).toBeUndefined();
+    // a bad feed is fetched again at its interval, not early
+    expect(state.nextDue).toEqual(at('2026-11-21T13:30:00.000Z'));
   });
 
   it('has no error once a sync succeeds, and counts a feed found unchanged after the batch as the last success', () => {
     const state = syncStateOf(source, row({ lastFinishedAt: at('2026-11-21T12:00:00.000Z'), lastOutcome: 'unchanged', lastSummary: { reason: 'the server answered 304 Not Modified' } }), at('2026-11-21T10:00:00.000Z'));
-    expect(state).toMatchObject({ lastOutcome: 'unchanged', lastSuccess: at('2026-11-21T12:00:00.000Z'), lastError: undefined, consecutiveFailures: 0 });
+    expect(state).toMatchObject({ lastOutcome: 'unchanged', lastSuccess: at('2026-11-21T12:00:00.000Z'), lastError: undefined, consecutiveFailures: 0, nextDue: at('2026-11-21T13:30:00.000Z') });
   });
 });
 

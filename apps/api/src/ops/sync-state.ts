@@ -2,6 +2,7 @@ import { sourceBatches, sourceSyncs, type Database, type SourceSyncRow } from '@
 import type { SourceConfig } from '@domain-index/indexer';
 import { redact, secretsOf } from '../feeds/request';
 import type { SyncOutcome } from '../indexing/record-sync';
+import { nextSyncDue } from '../indexing/sync-schedule';
 
 /**
  * How a source stands, as `domain-index sources`, GET /health and the sync metrics all report
@@ -19,7 +20,9 @@ export interface SourceSyncState {
   consecutiveFailures: number;
   /**
    * When a worker syncs it next: its last sync plus its interval (the worker spreads that by up
-   * to ±10%); undefined for a source that never synced, which a worker syncs at once.
+   * to ±10%), or after a failed sync plus its retry delay (1, 5, 15, then every 60 minutes by
+   * the failures in a row, at most the interval); undefined for a source that never synced,
+   * which a worker syncs at once.
    */
   nextDue: Date | undefined;
   /** Why its last sync was rejected or failed, fit to show anyone; undefined after a success. */
@@ -73,7 +76,11 @@ export function syncStateOf(
     nextDue:
       lastFinishedAt === undefined
         ? undefined
-        : new Date(lastFinishedAt.getTime() + source.everyMinutes * 60_000),
+        : nextSyncDue(source.everyMinutes, {
+            outcome: lastOutcome,
+            finishedAt: lastFinishedAt,
+            failuresInARow: sync?.consecutiveFailures ?? 0,
+          }),
     lastError: failedNow ? reportableReason(sync?.lastSummary, secretsOf(source)) : undefined,
   };
 }
