@@ -33,15 +33,21 @@ describe('one owner of the embedded database', () => {
   const start = async (): Promise<ServeProcess> => {
     port = await freePort();
     const started = startServe({ ...env, PORT: String(port), ADMIN_PORT: '0', SOURCES_FILE: join(dir, 'sources.json') });
-    await until('serve listens', async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/api/v1/stats`)).status === 401;
-      } catch {
-        return false;
-      }
-    }, 180_000);
-    // the control socket is announced once the server listens
-    await until('the control socket is announced', () => lock()?.control != null, 10_000);
+    try {
+      await until('serve listens', async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/api/v1/stats`)).status === 401;
+        } catch {
+          return false;
+        }
+      }, 180_000);
+      // the control socket is announced once the server listens
+      await until('the control socket is announced', () => lock()?.control != null, 10_000);
+    } catch (error) {
+      // a server that did not come up is not left running after the suite
+      started.child.kill('SIGKILL');
+      throw new Error(`${(error as Error).message}; serve said:\n${started.output()}`);
+    }
     return started;
   };
   const lock = (): { pid: number; command: string; control: string | null } | undefined => {
@@ -77,7 +83,7 @@ describe('one owner of the embedded database', () => {
     serve = await start();
   });
   afterAll(async () => {
-    if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
+    if (serve !== undefined && serve.child.exitCode === null) serve.child.kill('SIGKILL');
     await feed?.close();
     rmSync(dir, { recursive: true, force: true });
   });
