@@ -176,10 +176,16 @@ for (const { engine, skip } of testEngines()) {
 
     it('sends one request at a time to an endpoint shared by alerts of several accounts, while another endpoint is sent to beside it', async () => {
       const shared = await startSlowReceiver(150);
-      const other = await startSlowReceiver(150);
+      // answers slower than the shared endpoint, so the two never keep step: each of its requests
+      // spans one of the shared endpoint's
+      const other = await startSlowReceiver(400);
+      // the two endpoints were sent to at once when either got a request while the other held one
       let overlapped = false;
       other.onRequest = () => {
         if (shared.inFlight > 0) overlapped = true;
+      };
+      shared.onRequest = () => {
+        if (other.inFlight > 0) overlapped = true;
       };
       const keys = [await newAccount('pro'), await newAccount('pro')];
       const alerts: { key: string; id: string }[] = [];
