@@ -121,7 +121,9 @@ function openPostgres(rawUrl: string, options: DatabaseOptions): Database {
     max: options.maxConnections ?? 10,
     onnotice: () => undefined,
     // Statements are sent unnamed unless a hot path asks (RenderedStatement.prepare, never
-    // through a pooler). Through a transaction-mode pooler each statement may reach another
+    // through a pooler): a query's own option wins over this default only with our patch of the
+    // driver (patches/postgres@3.4.9.patch; upstream, prepare: false here silently unprepared the
+    // lookup and the key check, and a lookup cost 2.5 times as much). Through a transaction-mode pooler each statement may reach another
     // server connection, where a statement prepared by name on the first is unknown: a failed
     // Bind inside a transaction aborted it, and its COMMIT (a named statement by the driver's
     // default) then rolled it back silently. Unnamed, a transaction is safe through any pooler.

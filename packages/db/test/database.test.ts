@@ -152,6 +152,43 @@ for (const { engine, skip } of testEngines()) {
           await empty.dispose();
         }
       });
+
+      // A statement a hot path marks `prepare` is parsed and planned once per connection, then only
+      // bound: sent unnamed, PostgreSQL parses and plans it on every request, in two round trips.
+      // Through a pooler it must stay unnamed (the next statement may reach another server connection).
+      const hot = { sql: 'select $1::int + 1 as prepared_hot_path_probe', params: [41] };
+      const cold = { sql: 'select $1::int + 2 as unprepared_probe', params: [40] };
+      const preparedTexts = async (database: Awaited<ReturnType<typeof openDatabase>>) =>
+        (await database.values({ sql: 'select statement from pg_prepared_statements', params: [] })).map((row) => String(row[0]));
+
+      it('prepares the statements a hot path marks, on a direct connection, and only those', async () => {
+        const single = await openDatabase({ databaseUrl: test.url, maxConnections: 1 });
+        try {
+          expect(await single.values({ ...hot, prepare: true })).toEqual([[42]]);
+          expect(await single.values({ ...hot, prepare: true })).toEqual([[42]]);
+          expect(await single.values(cold)).toEqual([[42]]);
+          await single.rows(sql`select 1 as drizzle_probe`);
+          const texts = await preparedTexts(single);
+          expect(texts.filter((text) => text.includes('prepared_hot_path_probe'))).toHaveLength(1);
+          expect(texts.some((text) => text.includes('unprepared_probe'))).toBe(false);
+          expect(texts.some((text) => text.includes('drizzle_probe'))).toBe(false);
+        } finally {
+          await single.close();
+        }
+      });
+
+      it('prepares nothing through a pooler (?pgbouncer=true), even what a hot path marks', async () => {
+        const url = new URL(test.url!);
+        url.searchParams.set('pgbouncer', 'true');
+        const pooled = await openDatabase({ databaseUrl: url.toString(), maxConnections: 1 });
+        try {
+          expect(await pooled.values({ ...hot, prepare: true })).toEqual([[42]]);
+          expect(await pooled.values({ ...hot, prepare: true })).toEqual([[42]]);
+          expect(await preparedTexts(pooled)).toEqual([]);
+        } finally {
+          await pooled.close();
+        }
+      });
     }
   });
 }
