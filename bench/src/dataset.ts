@@ -39,10 +39,10 @@ function fingerprintOf(rows: number, seed: number): string {
   return createHash('sha256').update(`${rows}:${seed}:`).update(readFileSync(SEED_SOURCE)).digest('hex').slice(0, 16);
 }
 
-/** Runs the CLI with an environment; resolves with its stdout, rejects on a non-zero exit. */
-export function runCli(args: string[], env: Record<string, string>): Promise<string> {
+/** Runs the CLI (this checkout's, or another's) with an environment; resolves with its stdout, rejects on a non-zero exit. */
+export function runCli(args: string[], env: Record<string, string>, cli = CLI): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`domain-index ${args.join(' ')} exited ${String(code)}`))));

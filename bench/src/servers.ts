@@ -70,10 +70,10 @@ async function startProcess(command: string[], env: Record<string, string>, read
   };
 }
 
-/** The real API: `domain-index serve` with the given environment. */
-export async function startApi(env: Record<string, string>): Promise<ServerProcess> {
+/** The real API: `domain-index serve` (this checkout's, or another's) with the given environment. */
+export async function startApi(env: Record<string, string>, cli = CLI): Promise<ServerProcess> {
   const port = await freePort();
-  return startProcess([CLI, 'serve'], { LOG_LEVEL: 'warn', SHUTDOWN_DELAY_MS: '0', ...env, PORT: String(port) }, 'listening on', port);
+  return startProcess([cli, 'serve'], { LOG_LEVEL: 'warn', SHUTDOWN_DELAY_MS: '0', ...env, PORT: String(port) }, 'listening on', port);
 }
 
 /** The HTTP ceiling: a bare Express 4 handler answering a fixed body. */
