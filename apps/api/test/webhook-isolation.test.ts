@@ -216,6 +216,37 @@ for (const { engine, skip } of testEngines()) {
       }
     });
 
+    it('keeps a quarter of the slots for endpoints that answer: receivers that hang, as many as there are slots, never hold them all', async () => {
+      // 4 slots, 4 endpoints that never answer and are tried again at once after each 3-s timeout
+      // (their circuits never open here): without the kept slot they would hold all 4, turn after
+      // turn, and a healthy alert's message would wait for the next timeout, 3 s on.
+      const timeoutMs = 3_000;
+      const hanging = await Promise.all(Array.from({ length: 4 }, () => startHangingReceiver()));
+      const healthy = await startWebhookReceiver();
+      const key = await newAccount('pro');
+      const alertIds: string[] = [];
+      for (const receiver of hanging) alertIds.push((await create(key, { name: 'hangs', query: 'type=listing.added', webhook_url: receiver.url })).id);
+      const running = await deliveries({ concurrency: 4, responseTimeoutMs: timeoutMs, circuit: { timeoutsToOpen: 1_000, openMs: 60_000, maxOpenMs: 60_000 }, schedule: Array.from({ length: 50 }, () => 0) });
+      try {
+        await addListings(1);
+        running.start();
+        // the second turn has just begun: each endpoint timed out once, and holds a request again
+        await until('each hanging receiver got its second request', () => hanging.every((receiver) => receiver.requests >= 2), 20_000);
+        expect(running.pool.state().inFlight).toBeLessThanOrEqual(3);
+        const healthyAlert = (await create(key, { name: 'healthy', query: 'type=listing.added', webhook_url: healthy.url })).id;
+        alertIds.push(healthyAlert);
+        const asked = Date.now();
+        expect((await api.raw(`/api/v1/alerts/${healthyAlert}/test`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })).status).toBe(202);
+        await until('the test message arrived', () => healthy.received.length === 1, 10_000);
+        expect(healthy.received[0]!.at - asked).toBeLessThan(1_500);
+      } finally {
+        await Promise.all(hanging.map((receiver) => receiver.close()));
+        await running.stop();
+        await healthy.close();
+        await remove(key, alertIds);
+      }
+    });
+
     it("parks an endpoint that keeps timing out, leaves its messages unclaimed while others flow, and delivers every one once it answers", async () => {
       let down = true;
       const parkedReceiver = await startWebhookReceiver();

@@ -16,17 +16,31 @@ export interface PoolState {
 }
 
 /**
+ * The slots a pool of `concurrency` lets endpoints whose last attempt timed out hold at once:
+ * all but a quarter. The rest is kept for endpoints that answer (or are new), so receivers that
+ * hang, however many, slow the others down but never stop them: before, 100 hanging receivers
+ * held all 32 slots, each for its 10 s first-byte timeout, and healthy deliveries fell to 0/s.
+ */
+export function suspectSlots(concurrency: number): number {
+  return Math.max(1, concurrency - Math.ceil(concurrency / 4));
+}
+
+/**
  * Sends webhook messages continuously, `concurrency` at a time: when one send finishes, the next
  * claimable message starts (no rounds that wait for their slowest send). At most one request is
  * in flight per endpoint (a webhook URL's origin, see endpoints.ts), and an endpoint that keeps
  * timing out is parked by its circuit: its messages stay pending and unclaimed until it
- * half-opens, while every other endpoint's flow. A claim takes only as many messages as there
+ * half-opens, while every other endpoint's flow. Endpoints whose last attempt timed out share
+ * all but a quarter of the slots (suspectSlots), so those that answer always have room. A claim takes only as many messages as there
  * are free slots, so no claim waits in memory for a slot while its lease runs.
  */
 export class DeliveryPool {
   private readonly endpoints: Endpoints;
   private readonly concurrency: number;
   private readonly sends = new Set<Promise<void>>();
+  /** Sends in flight to endpoints whose last attempt timed out, and how many of those may be. */
+  private suspectsInFlight = 0;
+  private readonly suspectLimit: number;
   private dead: string[] = [];
   private deadCheckedAt = 0;
   private stopped = false;
@@ -40,6 +54,7 @@ export class DeliveryPool {
     private readonly settings: SenderSettings,
   ) {
     this.concurrency = settings.concurrency ?? DEFAULT_CONCURRENCY;
+    this.suspectLimit = suspectSlots(this.concurrency);
     this.endpoints = new Endpoints(settings.circuit ?? DEFAULT_CIRCUIT);
   }
 
@@ -104,15 +119,19 @@ export class DeliveryPool {
       this.dead = await deadLocalClaimers(this.database, now);
       this.deadCheckedAt = now.getTime();
     }
-    const claimed = await claimDue(this.database, this.settings, { limit, exclude: this.endpoints.unavailableUrls(), dead: this.dead });
+    const suspectsFull = () => this.suspectsInFlight >= this.suspectLimit;
+    const exclude = this.endpoints.unavailableUrls({ suspects: suspectsFull() });
+    const claimed = await claimDue(this.database, this.settings, { limit, exclude, dead: this.dead });
     const unsent: string[] = [];
     let started = 0;
     for (const message of claimed) {
-      if (this.endpoints.acquire(message.webhook_url)) {
-        this.begin(message);
+      const suspect = this.endpoints.suspect(message.webhook_url);
+      if (!(suspect && suspectsFull()) && this.endpoints.acquire(message.webhook_url)) {
+        this.begin(message, suspect);
         started += 1;
       } else {
-        // its endpoint is busy or parked: its URL is known now, and the next claims leave it alone
+        // its endpoint is busy, parked, or timed out last while the slots for such are taken:
+        // its URL is known now, and the next claims leave it alone
         unsent.push(message.id);
       }
     }
@@ -120,7 +139,8 @@ export class DeliveryPool {
     return { claimed: claimed.length, started, limit };
   }
 
-  private begin(message: Claimed): void {
+  private begin(message: Claimed, suspect: boolean): void {
+    if (suspect) this.suspectsInFlight += 1;
     const send = (async () => {
       let end: Awaited<ReturnType<typeof sendMessage>>;
       try {
@@ -136,6 +156,7 @@ export class DeliveryPool {
     this.sends.add(send);
     void send.finally(() => {
       this.sends.delete(send);
+      if (suspect) this.suspectsInFlight -= 1;
       this.notify();
     });
   }

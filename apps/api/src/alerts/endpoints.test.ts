@@ -82,6 +82,19 @@ describe('endpoints', () => {
     expect(state.parkedCount()).toBe(0);
   });
 
+  it('marks an endpoint suspect while its last attempt timed out, and leaves it out of claims when asked', () => {
+    const { state } = endpoints();
+    attempt(state, 'https://slow.example/a', 'timeout');
+    attempt(state, 'https://fast.example/a', 'answered');
+    expect(state.suspect('https://slow.example/b')).toBe(true);
+    expect(state.suspect('https://fast.example/a')).toBe(false);
+    expect(state.suspect('https://new.example/a')).toBe(false);
+    expect(state.unavailableUrls()).toEqual([]);
+    expect(state.unavailableUrls({ suspects: true })).toEqual(['https://slow.example/a']);
+    attempt(state, 'https://slow.example/a', 'failed');
+    expect(state.suspect('https://slow.example/a')).toBe(false);
+  });
+
   it('forgets idle endpoints, never a parked or busy one', () => {
     const { state, advance } = endpoints();
     attempt(state, 'https://idle.example/', 'timeout');

@@ -35,6 +35,8 @@ interface EndpointState {
   inFlight: boolean;
   /** Attempts in a row that got no answer in time (connect, headers, or the whole attempt). */
   timeouts: number;
+  /** Its last attempt timed out: it may hold only the slots not kept for endpoints that answer. */
+  suspect: boolean;
   /** Parked until then (ms since the epoch); past it, one trial message may go. */
   openUntil: number | undefined;
   openMs: number;
@@ -65,7 +67,7 @@ export class Endpoints {
   private state(endpoint: string): EndpointState {
     let state = this.states.get(endpoint);
     if (state === undefined) {
-      state = { inFlight: false, timeouts: 0, openUntil: undefined, openMs: this.circuit.openMs, urls: new Set(), lastUsed: this.now() };
+      state = { inFlight: false, timeouts: 0, suspect: false, openUntil: undefined, openMs: this.circuit.openMs, urls: new Set(), lastUsed: this.now() };
       this.states.set(endpoint, state);
     }
     return state;
@@ -94,6 +96,7 @@ export class Endpoints {
     state.inFlight = false;
     state.lastUsed = this.now();
     if (end === undefined) return false;
+    state.suspect = end === 'timeout';
     if (end !== 'timeout') {
       state.timeouts = 0;
       state.openUntil = undefined;
@@ -108,10 +111,20 @@ export class Endpoints {
     return true;
   }
 
-  /** The webhook URLs whose messages no claim should take now: their endpoint is busy or parked. */
-  unavailableUrls(): string[] {
+  /** True when the last attempt to the endpoint of `url` timed out (see DeliveryPool's suspect slots). */
+  suspect(url: string): boolean {
+    return this.states.get(endpointOf(url))?.suspect === true;
+  }
+
+  /**
+   * The webhook URLs whose messages no claim should take now: their endpoint is busy or parked,
+   * and with `suspects`, also every endpoint whose last attempt timed out.
+   */
+  unavailableUrls(options: { suspects?: boolean } = {}): string[] {
     const urls: string[] = [];
-    for (const [endpoint, state] of this.states) if (state.inFlight || this.parked(endpoint)) urls.push(...state.urls);
+    for (const [endpoint, state] of this.states) {
+      if (state.inFlight || this.parked(endpoint) || (options.suspects === true && state.suspect)) urls.push(...state.urls);
+    }
     return urls;
   }
 
