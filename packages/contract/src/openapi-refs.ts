@@ -9,8 +9,8 @@ const isObject = (value: unknown): value is Json =>
  * `$ref` to it, the largest match first (the walk goes top-down and does not look inside a
  * replaced schema). `named` maps a schema's JSON text to its component name; the generator
  * writes the same zod schema to the same JSON wherever it occurs, so equal text means the same
- * schema; a nullable use of a named schema becomes `nullable` with an `allOf` of the reference.
- * `keepRoot` leaves `node` itself (a component's own definition) in place.
+ * schema; a nullable use of a named schema becomes `oneOf` the reference or null
+ * ({@link orNull}). `keepRoot` leaves `node` itself (a component's own definition) in place.
  */
 export function referToComponents(
   node: unknown,
@@ -22,17 +22,36 @@ export function referToComponents(
   const name = keepRoot ? undefined : named.get(JSON.stringify(node));
   if (name !== undefined) return { $ref: `#/components/schemas/${name}` };
   if (!keepRoot && node.nullable === true) {
-    // a named schema made nullable (and described) where it is used: OpenAPI 3.0 ignores the
-    // siblings of a $ref, so the reference goes in an allOf of one (and `nullable` needs a `type`)
+    // a named schema made nullable (and described) where it is used
     const { nullable: _nullable, description, ...rest } = node;
     const base = named.get(JSON.stringify(rest));
-    if (base !== undefined) {
-      return { ...(description === undefined ? {} : { description }), type: rest.type, nullable: true, allOf: [{ $ref: `#/components/schemas/${base}` }] };
-    }
+    if (base !== undefined) return orNull({ $ref: `#/components/schemas/${base}` }, description);
   }
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => [key, referToComponents(value, named)]),
   );
+}
+
+/**
+ * `schema` or null, as OpenAPI 3.0 validators read it: `nullable: true` only widens the `type`
+ * beside it (3.0.3), so beside an `allOf` of a reference it allows no null at all, and beside an
+ * `enum` the enum must list null too, which Prism (whose converter appends a second null that
+ * Ajv refuses to compile) then silently stops validating the whole response. `{ enum: [null] }`
+ * needs neither `type` nor `nullable`: every validator tried takes it as "null, and only null".
+ */
+export function orNull(schema: Json, description?: unknown): Json {
+  return { ...(description === undefined ? {} : { description }), oneOf: [schema, { enum: [null] }] };
+}
+
+/**
+ * Rewrites in place a nullable schema with an `enum` (`type`, `enum`, `nullable`) as
+ * {@link orNull} of the same schema without `nullable`; other schemas are left as they are.
+ */
+export function nullableEnumAsOneOf(schema: Json): void {
+  if (schema.nullable !== true || !Array.isArray(schema.enum)) return;
+  const { nullable: _nullable, description, ...rest } = schema;
+  for (const key of Object.keys(schema)) Reflect.deleteProperty(schema, key);
+  Object.assign(schema, orNull(rest, description));
 }
 
 /** Every `$ref` target in `node`, e.g. `#/components/schemas/Domain`. */

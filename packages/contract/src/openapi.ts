@@ -7,7 +7,7 @@ import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from './errors';
 import { OPENAPI_COMPONENTS, type ComponentEntry } from './openapi-components';
 import { ERROR_EXAMPLES, PATH_PARAMETER_EXAMPLES, SEARCH_PARAMETER_EXAMPLES } from './openapi-examples';
 import { OPENAPI_OPERATIONS, OPENAPI_TAGS, type OperationDocs } from './openapi-operations';
-import { referencesIn, referToComponents, visitObjects, type Json } from './openapi-refs';
+import { nullableEnumAsOneOf, referencesIn, referToComponents, visitObjects, type Json } from './openapi-refs';
 
 export { inlineReferences } from './openapi-refs';
 import { API_VERSION } from './texts';
@@ -274,6 +274,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
   };
   visitObjects(document, (object) => {
     toOpenApi30Bounds(object);
+    nullableEnumAsOneOf(object);
     if (object.type === 'string' && object.pattern === TIMESTAMP_PATTERN) object.format = 'date-time';
   });
   const referenced = referencesIn(document);
