@@ -1,11 +1,12 @@
 // Webhook deliveries per second beside receivers that never answer, written to
 // bench/results/webhook-isolation.json. In one run, side by side: 20 healthy endpoints (loopback
-// receivers answering 200 at once, an alert each with 250 messages queued) beside 0, 10 and
-// 100 hanging endpoints (loopback receivers that accept and never answer, an alert each with 5
+// receivers answering 200 at once, an alert each with 250 messages queued) beside 0, 10, 100 and
+// 300 hanging endpoints (loopback receivers that accept and never answer, an alert each with 5
 // messages queued ahead of the healthy ones), sent by the real DeliveryPool with its defaults
-// (32 in flight, 3 s connect, 10 s to the headers, 15 s in all), for WINDOW_S seconds each;
-// then 100 hanging again with WEBHOOK_CONCURRENCY=128. Loopback only; each scenario is bounded
-// by its window and the pool's stop (at most one response timeout).
+// (128 in flight, a quarter kept for endpoints that answer, 3 s connect, 10 s to the headers,
+// 15 s in all), for WINDOW_S seconds each; then 100 hanging again with WEBHOOK_CONCURRENCY=32,
+// the default before. Loopback only; each scenario is bounded by its window and the pool's stop
+// (at most one response timeout). The 300 runs three windows long.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { alerts, migrateDatabase, openDatabase, sql, webhookDeliveries, type Database } from '@domain-index/db';
 import { DeliveryPool } from '@domain-index/api/src/alerts/delivery-pool';
+import { DEFAULT_CONCURRENCY } from '@domain-index/api/src/alerts/endpoints';
 import { newAlertId } from '@domain-index/api/src/alerts/alert-store';
 import { parseAlertQuery } from '@domain-index/api/src/alerts/alert-query';
 import { createKey } from '@domain-index/api/src/auth/key-store';
@@ -87,7 +89,7 @@ async function alertWithMessages(database: Database, box: SecretBox, keyId: stri
   return id;
 }
 
-async function scenario(database: Database, box: SecretBox, keyId: string, hangingCount: number, concurrency: number | undefined): Promise<Record<string, unknown>> {
+async function scenario(database: Database, box: SecretBox, keyId: string, hangingCount: number, concurrency: number | undefined, windowS: number): Promise<Record<string, unknown>> {
   await database.rows(sql`truncate webhook_attempts, webhook_deliveries, alerts cascade`);
   const hanging = await Promise.all(Array.from({ length: hangingCount }, () => receiver(true)));
   const healthy = await Promise.all(Array.from({ length: HEALTHY }, () => receiver(false)));
@@ -116,7 +118,7 @@ async function scenario(database: Database, box: SecretBox, keyId: string, hangi
   const started = performance.now();
   pool.start();
   let mostParked = 0;
-  for (let second = 1; second <= WINDOW_S; second += 1) {
+  for (let second = 1; second <= windowS; second += 1) {
     const before = delivered;
     await new Promise((resolve) => setTimeout(resolve, started + second * 1000 - performance.now()));
     perSecond.push(delivered - before);
@@ -132,12 +134,13 @@ async function scenario(database: Database, box: SecretBox, keyId: string, hangi
   const sorted = [...perSecond].sort((a, b) => a - b);
   const result = {
     hangingEndpoints: hangingCount,
-    concurrency: concurrency ?? 32,
+    concurrency: concurrency ?? DEFAULT_CONCURRENCY,
     windowSeconds: Number(seconds.toFixed(1)),
     delivered: inWindow,
     deliveriesPerSecond: Number((inWindow / seconds).toFixed(1)),
     medianPerSecond: sorted[Math.floor(sorted.length / 2)] ?? 0,
     secondsWithNoDelivery: perSecond.filter((count) => count === 0).length,
+    firstDeliveryInSecond: perSecond.findIndex((count) => count > 0) + 1 || undefined,
     failedAttempts: failedInWindow,
     hangingRequests: hanging.reduce((sum, target) => sum + target.requests(), 0),
     mostParked,
@@ -151,8 +154,9 @@ const database = await freshDatabase();
 const box = await loadWebhookSecretKey(database);
 const { id: keyId } = await createKey(database, { planId: 'pro', environment: 'live' });
 const scenarios: Record<string, unknown>[] = [];
-for (const [hanging, concurrency] of [[0, undefined], [10, undefined], [100, undefined], [100, 128]] as const) {
-  scenarios.push(await scenario(database, box, keyId, hanging, concurrency));
+// 300 hanging, more than the slots: a longer window, to see when the healthy endpoints' turn comes
+for (const [hanging, concurrency, windowS] of [[0, undefined, WINDOW_S], [10, undefined, WINDOW_S], [100, undefined, WINDOW_S], [300, undefined, 3 * WINDOW_S], [100, 32, WINDOW_S]] as const) {
+  scenarios.push(await scenario(database, box, keyId, hanging, concurrency, windowS));
 }
 await database.close();
 const results = { ranAt: new Date().toISOString(), healthyEndpoints: HEALTHY, healthyMessagesEach: HEALTHY_MESSAGES, hangingMessagesEach: HANGING_MESSAGES, scenarios };

@@ -158,7 +158,7 @@ describe('configuration', () => {
   });
 
   it("reads the webhook sender's concurrency and timeouts, refusing a stage limit longer than the whole attempt's", () => {
-    expect(loadConfig({})).toMatchObject({ webhookConcurrency: 32, webhookTimeouts: { totalMs: 15_000, connectMs: 3_000, responseMs: 10_000 } });
+    expect(loadConfig({})).toMatchObject({ webhookConcurrency: 128, webhookTimeouts: { totalMs: 15_000, connectMs: 3_000, responseMs: 10_000 } });
     expect(loadConfig({ WEBHOOK_CONCURRENCY: '100', WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_CONNECT_TIMEOUT_MS: '1000', WEBHOOK_RESPONSE_TIMEOUT_MS: '30000' })).toMatchObject({
       webhookConcurrency: 100,
       webhookTimeouts: { totalMs: 30_000, connectMs: 1_000, responseMs: 30_000 },

@@ -16,8 +16,13 @@ export function endpointOf(webhookUrl: string): string {
   }
 }
 
-/** Webhook requests a sender has in flight at once by default (WEBHOOK_CONCURRENCY): well above the receivers that hang at any one time. */
-export const DEFAULT_CONCURRENCY = 32;
+/**
+ * Webhook requests a sender has in flight at once by default (WEBHOOK_CONCURRENCY): well above
+ * the receivers that hang at any one time. A request waiting on a receiver costs a socket, not
+ * CPU or a database connection; at 32, 100 new receivers that hang held every slot for their
+ * first 10-s timeouts, turn after turn, and nothing else went out (bench webhook-isolation).
+ */
+export const DEFAULT_CONCURRENCY = 128;
 
 /** When a circuit parks an endpoint, and for how long. */
 export interface CircuitSettings {
