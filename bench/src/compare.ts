@@ -60,6 +60,9 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** A side that answered wrongly: thrown, not exited on, so that its server is stopped first. */
+class CompareError extends Error {}
+
 function git(args: string[], cwd = repoRoot): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
@@ -134,7 +137,7 @@ async function measureSide(side: Side, shapes: CompareShape[], key: string): Pro
       );
       const wrong = shape.status === 200 ? result.non2xx : result.requests - result.non2xx;
       if (result.errors > 0 || wrong > 0)
-        fail(`${side.label} answered ${shape.name} wrongly: ${wrong} answers other than ${shape.status}, ${result.errors} errors`);
+        throw new CompareError(`${side.label} answered ${shape.name} wrongly: ${wrong} answers other than ${shape.status}, ${result.errors} errors`);
       samples.set(shape.name, {
         rps: result.rps,
         apiCpuUs: (cpu.api * 1000) / result.requests,
@@ -177,14 +180,19 @@ process.stderr.write(
     `${settings.rounds} rounds, ${settings.seconds} s per shape, concurrency ${settings.concurrency}, WORKERS=1\n`,
 );
 const results = { before: new Map<string, Sample[]>(), after: new Map<string, Sample[]>() };
-for (let round = 0; round < settings.rounds; round += 1) {
-  const order = round % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
-  for (const which of order) {
-    const side = which === 'before' ? before : after;
-    process.stderr.write(`round ${round + 1}/${settings.rounds}: ${side.label}\n`);
-    for (const [name, sample] of await measureSide(side, shapes, key))
-      results[which].set(name, [...(results[which].get(name) ?? []), sample]);
+try {
+  for (let round = 0; round < settings.rounds; round += 1) {
+    const order = round % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
+    for (const which of order) {
+      const side = which === 'before' ? before : after;
+      process.stderr.write(`round ${round + 1}/${settings.rounds}: ${side.label}\n`);
+      for (const [name, sample] of await measureSide(side, shapes, key))
+        results[which].set(name, [...(results[which].get(name) ?? []), sample]);
+    }
   }
+} catch (error) {
+  if (error instanceof CompareError) fail(error.message);
+  throw error;
 }
 
 const rows = shapes.map((shape) => {
