@@ -1,4 +1,4 @@
-import type { Alert } from '@domain-index/contract';
+import { WEBHOOK_URL_REFUSED, type Alert } from '@domain-index/contract';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../src/accounts/account-store';
@@ -193,27 +193,52 @@ for (const { engine, skip } of testEngines()) {
       }
     });
 
-    it('refuses webhook URLs to loopback, private or plain-http hosts when the operator allow-lists nothing, without connecting', async () => {
-      // the same database, an instance without WEBHOOK_ALLOWED_HOSTS
-      const bare = await startApi(engine, { test });
+    it('refuses webhook URLs to loopback, private or plain-http hosts with one generic answer naming no address, without connecting', async () => {
+      // the same database, an instance without WEBHOOK_ALLOWED_HOSTS; its resolver answers with
+      // private addresses for the names below, so nothing is ever looked up or connected to
+      const answers: Record<string, string[]> = { 'internal.example.com': ['10.9.8.7'], 'mixed.example.com': ['93.184.215.14', '169.254.169.254'], 'gone.example.com': [] };
+      const resolve = (name: string) => Promise.resolve((answers[name] ?? ['93.184.215.14']).map((address) => ({ address, family: address.includes(':') ? (6 as const) : (4 as const) })));
+      const bare = await startApi(engine, { test, overrides: { alerts: { resolve } } });
+      const refusal = { error: { code: 'invalid_parameter', message: WEBHOOK_URL_REFUSED, param: 'webhook_url' } };
       const post = (url: string) =>
         bare.raw('/api/v1/alerts', { method: 'POST', headers: { authorization: `Bearer ${keyOnly}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', query: '', webhook_url: url }) });
-      for (const [url, reason] of [
-        ['https://127.0.0.2/hook', /127\.0\.0\.2/],
-        ['https://[::1]/hook', /::1/],
-        ['https://localhost/hook', /localhost/],
-        ['https://10.1.2.3/hook', /10\.1\.2\.3/],
-        ['https://169.254.169.254/latest/meta-data', /169\.254\.169\.254/],
-        ['http://127.0.0.1:9/hook', /must use https/],
-        ['http://hooks.example.com/hook', /must use https/],
-        ['ftp://hooks.example.com/', /http/],
-      ] as const) {
+      const refused = [
+        'https://127.0.0.2/hook',
+        'https://2130706433/hook',
+        'https://0x7f.1/hook',
+        'https://[::1]/hook',
+        'https://[::ffff:127.0.0.1]/hook',
+        'https://10.1.2.3/hook',
+        'https://169.254.169.254/latest/meta-data',
+        'https://internal.example.com/hook',
+        'https://mixed.example.com/hook',
+        'https://gone.example.com/hook',
+        'http://127.0.0.1:9/hook',
+        'http://hooks.example.com/hook',
+      ];
+      for (const url of refused) {
         const response = await post(url);
         expect(response.status, url).toBe(400);
-        const body = (await response.json()) as { error: { param: string; message: string } };
-        expect(body.error.param).toBe('webhook_url');
-        expect(body.error.message, url).toMatch(reason);
+        expect(await response.json(), url).toEqual(refusal);
       }
+      // a change to such a URL is refused alike, and the alert keeps its URL
+      const made = await post('https://hooks.example.com/hook');
+      expect(made.status).toBe(201);
+      const { id } = (await made.json()) as Alert;
+      const patched = await bare.raw(`/api/v1/alerts/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${keyOnly}`, 'content-type': 'application/json' }, body: JSON.stringify({ webhook_url: 'https://internal.example.com/hook' }) });
+      expect(patched.status).toBe(400);
+      expect(await patched.json()).toEqual(refusal);
+      expect(((await (await bare.raw(`/api/v1/alerts/${id}`, { headers: { authorization: `Bearer ${keyOnly}` } })).json()) as Alert).webhook_url).toBe('https://hooks.example.com/hook');
+      // a URL that is not https at all is told so
+      const ftp = await post('ftp://hooks.example.com/');
+      expect(await ftp.json()).toEqual({ error: { code: 'invalid_parameter', message: 'webhook_url: the webhook URL must start with https://', param: 'webhook_url' } });
+      // the operator's log says what refused each one
+      const reasons = bare.logLines.filter((line) => line.includes('a webhook_url was refused')).map((line) => (JSON.parse(line) as { detail: string }).detail);
+      expect(reasons).toHaveLength(refused.length + 1);
+      expect(reasons).toContain('10.1.2.3 is a private address (10.0.0.0/8): webhooks are not sent there');
+      expect(reasons).toContain('internal.example.com resolves to 10.9.8.7, a private address (10.0.0.0/8): webhooks are not sent there');
+      expect(reasons).toContain('gone.example.com has no address');
+      expect((await send(keyOnly, 'DELETE', `/api/v1/alerts/${id}`)).status).toBe(200);
       await bare.close();
     });
   });

@@ -8,6 +8,13 @@ export const DIGEST_PERIODS = ['hourly', 'daily'] as const;
 /** An email digest's period. */
 export type DigestPeriod = (typeof DIGEST_PERIODS)[number];
 
+/**
+ * The one answer to a webhook URL this service will not send to (an address that is not public,
+ * a name that does not resolve to a public one, plain http): the same for every such URL, when
+ * an alert is saved and in the delivery log, so it tells nothing of addresses or ranges.
+ */
+export const WEBHOOK_URL_REFUSED = 'webhook_url must be a public https URL that this service may reach';
+
 /** The bounds of an alert's fields. */
 export const ALERT_LIMITS = { nameMaxLength: 100, queryMaxLength: 2_000, urlMaxLength: 2_048, bodyMaxBytes: 16 * 1024 } as const;
 

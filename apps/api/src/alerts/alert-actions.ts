@@ -1,8 +1,9 @@
-import type { Alert, DigestPeriod } from '@domain-index/contract';
+import { WEBHOOK_URL_REFUSED, type Alert, type DigestPeriod } from '@domain-index/contract';
 import { alerts, and, eq, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/api-error';
 import { orQueryFailed } from '../http/query-failed';
+import type { Logger } from '../logger';
 import { checkWebhookTarget } from '../webhooks/safe-request';
 import { generateWebhookSecret } from '../webhooks/signing';
 import type { AlertContext } from './alert-deps';
@@ -99,7 +100,7 @@ async function withKeeper<T>(run: (keep: SecretKeeper | undefined) => Promise<T>
  */
 export class AlertActions {
   constructor(
-    private readonly deps: { database: Database; clock: Clock },
+    private readonly deps: { database: Database; clock: Clock; logger?: Logger | undefined },
     private readonly context: AlertContext,
   ) {}
 
@@ -138,7 +139,7 @@ export class AlertActions {
   async create(actor: AlertActor, plan: AlertPlan, body: NewAlert, keep?: SecretKeeper): Promise<AlertWithSecret> {
     const { database } = this.deps;
     const query = parseAlertQuery(body.query);
-    const webhookUrl = body.webhook_url === null || body.webhook_url === undefined ? null : await this.checkedWebhookUrl(body.webhook_url);
+    const webhookUrl = body.webhook_url === null || body.webhook_url === undefined ? null : await this.checkedWebhookUrl(actor, body.webhook_url);
     const digest = body.email_digest ?? null;
     this.checkDigest(digest, actor.email);
     if (webhookUrl === null && digest === null) {
@@ -202,7 +203,7 @@ export class AlertActions {
       if (body.webhook_url === null) {
         Object.assign(changes, { webhookUrl: null, webhookSecret: null, previousWebhookSecret: null, secretRotatedAt: null, webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
       } else {
-        Object.assign(changes, { webhookUrl: await this.checkedWebhookUrl(body.webhook_url), webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
+        Object.assign(changes, { webhookUrl: await this.checkedWebhookUrl(actor, body.webhook_url), webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
       }
     }
     if (body.email_digest !== undefined) {
@@ -311,16 +312,24 @@ export class AlertActions {
     return row;
   }
 
-  /** Checks a webhook URL as it would be sent to (https, an address the rules allow), or refuses it naming `webhook_url`. */
-  private async checkedWebhookUrl(url: string): Promise<string> {
+  /**
+   * Checks a webhook URL as it would be sent to (https, an address the rules allow), or refuses it
+   * naming `webhook_url`: a refused target with the one WEBHOOK_URL_REFUSED, its reason in the
+   * operator's log only.
+   */
+  private async checkedWebhookUrl(actor: AlertActor, url: string): Promise<string> {
     const target = await checkWebhookTarget(url, {
       allowList: this.context.allowList,
       // a resolver that hangs must not hold the request: the answer then says resolving took too long
       deadline: performance.now() + RESOLVE_ON_SAVE_MS,
       ...(this.context.resolve !== undefined && { resolve: this.context.resolve }),
     });
-    if (!target.ok) throw new ApiError('invalid_parameter', `webhook_url: ${target.message}`, 'webhook_url');
-    return target.url.toString();
+    if (target.ok) return target.url.toString();
+    if (target.message === WEBHOOK_URL_REFUSED) {
+      this.deps.logger?.info({ ...actor.owner, keyId: actor.keyId ?? undefined, error: target.error, detail: target.detail }, 'a webhook_url was refused');
+      throw new ApiError('invalid_parameter', WEBHOOK_URL_REFUSED, 'webhook_url');
+    }
+    throw new ApiError('invalid_parameter', `webhook_url: ${target.message}`, 'webhook_url');
   }
 
   private checkDigest(digest: string | null | undefined, email: string | null): void {
