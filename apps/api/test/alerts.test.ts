@@ -1,4 +1,5 @@
-import { WEBHOOK_URL_REFUSED, type Alert } from '@domain-index/contract';
+import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED, type Alert } from '@domain-index/contract';
+import { alerts, eq } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../src/accounts/account-store';
@@ -191,6 +192,34 @@ for (const { engine, skip } of testEngines()) {
         expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(400);
         expect(await response.json(), JSON.stringify(body).slice(0, 60)).toEqual({ error: { code: 'invalid_parameter', message, param } });
       }
+    });
+
+    it('refuses a webhook URL with a user name or password, telling to use the signature or a token in the path; a stored one is shown with them hidden and kept as stored', async () => {
+      const credentials = { error: { code: 'invalid_parameter', message: WEBHOOK_URL_CREDENTIALS, param: 'webhook_url' } };
+      for (const url of ['https://user:hunter2@hooks.example.com/in', 'https://t0ken-in-userinfo@hooks.example.com/in', 'https://:hunter2@hooks.example.com/in', 'http://user:pw@127.0.0.1:9/in']) {
+        const response = await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'creds', query: '', webhook_url: url });
+        expect(response.status, url).toBe(400);
+        expect(await response.json(), url).toEqual(credentials);
+      }
+      const made = (await (await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'stored before', query: '', webhook_url: 'http://127.0.0.1:9/in' })).json()) as Alert;
+      const patched = await send(keyOnly, 'PATCH', `/api/v1/alerts/${made.id}`, { webhook_url: 'http://user:hunter2@127.0.0.1:9/in' });
+      expect(await patched.json()).toEqual(credentials);
+      // an alert saved before credentials were refused: shown with them hidden, in a read and a list
+      await test.database.db.update(alerts).set({ webhookUrl: 'http://user:hunter2@127.0.0.1:9/in/T0k?x=1' }).where(eq(alerts.id, made.id));
+      const read = await send(keyOnly, 'GET', `/api/v1/alerts/${made.id}`);
+      expect(((await read.json()) as Alert).webhook_url).toBe('http://***:***@127.0.0.1:9/in/T0k?x=1');
+      const listed = await (await send(keyOnly, 'GET', '/api/v1/alerts')).text();
+      expect(listed).toContain('http://***:***@127.0.0.1:9/in/T0k?x=1');
+      expect(listed).not.toMatch(/hunter2|user:/);
+      // other changes still apply, and the stored URL (with its credentials) stays as it was
+      const renamed = await send(keyOnly, 'PATCH', `/api/v1/alerts/${made.id}`, { name: 'renamed' });
+      expect(renamed.status).toBe(200);
+      expect(JSON.stringify(await renamed.json())).not.toContain('hunter2');
+      const [row] = await test.database.db.select({ url: alerts.webhookUrl }).from(alerts).where(eq(alerts.id, made.id));
+      expect(row?.url).toBe('http://user:hunter2@127.0.0.1:9/in/T0k?x=1');
+      // sending the shown form back is refused like any URL with credentials
+      expect(await (await send(keyOnly, 'PATCH', `/api/v1/alerts/${made.id}`, { webhook_url: 'http://***:***@127.0.0.1:9/in/T0k?x=1' })).json()).toEqual(credentials);
+      expect((await send(keyOnly, 'DELETE', `/api/v1/alerts/${made.id}`)).status).toBe(200);
     });
 
     it('refuses webhook URLs to loopback, private or plain-http hosts with one generic answer naming no address, without connecting', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { WEBHOOK_URL_REFUSED } from '@domain-index/contract';
+import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED } from '@domain-index/contract';
 import { alerts, eq, type Database } from '@domain-index/db';
 import { testEngines } from '@domain-index/db/testing';
 import { Webhook } from 'standardwebhooks';
@@ -326,6 +326,33 @@ for (const { engine, skip } of testEngines()) {
       expect(on.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=webhook-on`);
       expect(listRows(await text(await browser.get('/dashboard/alerts')))[0]!.State).toMatch(/^active /);
       expect(await text(await browser.get('/dashboard/keys'))).not.toContain('turned off');
+    });
+
+    it('never shows the credentials of a webhook URL stored with them, keeps them through an edit, and asks for another URL to turn it back on', async () => {
+      const { browser } = await signedUp();
+      const { id } = await createdAlert(browser, 'Legacy');
+      const stored = receiver.url.replace('http://', 'http://legacy:hunter2@');
+      const hidden = receiver.url.replace('http://', 'http://***:***@');
+      await database.db.update(alerts).set({ webhookUrl: stored }).where(eq(alerts.id, id));
+      const list = await text(await browser.get('/dashboard/alerts'));
+      const before = await text(await browser.get(`/dashboard/alerts/${id}`));
+      for (const shown of [list, before]) expect(shown).not.toMatch(/hunter2|legacy:/);
+      expect(before).toContain(`value="${hidden}"`);
+      // the edit form sends the URL as shown: unchanged, so the stored one is kept
+      const renamed = await browser.post(`/dashboard/alerts/${id}`, { form_token: formTokenOf(before), name: 'Legacy renamed', query: 'type=listing.added', webhook_url: hidden });
+      expect(renamed.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=saved`);
+      expect((await database.db.select({ url: alerts.webhookUrl, name: alerts.name }).from(alerts).where(eq(alerts.id, id)))[0]).toEqual({ url: stored, name: 'Legacy renamed' });
+      await database.db.update(alerts).set({ webhookDisabledAt: new Date(), webhookDisabledReason: 'the receiver answered 410 Gone' }).where(eq(alerts.id, id));
+      const page = await text(await browser.get(`/dashboard/alerts/${id}`));
+      // turning it back on sets the stored URL again, which is refused for its credentials
+      const on = await postOnPage(browser, id, '/webhook-on');
+      expect(on.status).toBe(400);
+      expect(words(await text(on))).toContain(WEBHOOK_URL_CREDENTIALS);
+      // a new URL without them turns it on
+      const edit = formTokenOf(page);
+      const saved = await browser.post(`/dashboard/alerts/${id}`, { form_token: edit, name: 'Legacy renamed', query: 'type=listing.added', webhook_url: receiver.url });
+      expect(saved.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=saved`);
+      expect((await database.db.select({ url: alerts.webhookUrl, off: alerts.webhookDisabledAt }).from(alerts).where(eq(alerts.id, id)))[0]).toEqual({ url: receiver.url, off: null });
     });
 
     it('pages a long delivery log with an "older" link, newest first', async () => {

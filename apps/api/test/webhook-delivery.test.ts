@@ -127,6 +127,25 @@ for (const { engine, skip } of testEngines()) {
       await api.raw(`/api/v1/alerts/${alert.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     });
 
+    it('still delivers, with Basic authentication, to a URL stored with credentials before they were refused, and never shows them', async () => {
+      receiver.received.length = 0;
+      receiver.answerWith(() => ({ status: 200 }));
+      const alert = await create({ name: 'legacy credentials', query: 'type=listing.added', webhook_url: receiver.url });
+      const withCredentials = receiver.url.replace('http://', 'http://legacy:hunter2@');
+      await test.database.db.execute(sql`update alerts set webhook_url = ${withCredentials} where id = ${alert.id}`);
+      await addListings(1);
+      const task = await deliveries();
+      await until('the message arrived', async () => {
+        await task.run();
+        return receiver.received.length >= 1;
+      });
+      expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('legacy:hunter2').toString('base64')}`);
+      const shown = await (await api.raw(`/api/v1/alerts/${alert.id}`, { headers: { authorization: `Bearer ${key}` } })).text();
+      expect(shown).toContain('http://***:***@127.0.0.1:');
+      expect(shown).not.toContain('hunter2');
+      await api.raw(`/api/v1/alerts/${alert.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    });
+
     it('sends a message again with the same webhook-id after 500, 500, then never after the 200', async () => {
       receiver.received.length = 0;
       receiver.answerWith((index) => (index < 2 ? { status: 500, body: 'busy' } : { status: 200 }));

@@ -15,6 +15,13 @@ export type DigestPeriod = (typeof DIGEST_PERIODS)[number];
  */
 export const WEBHOOK_URL_REFUSED = 'webhook_url must be a public https URL that this service may reach';
 
+/**
+ * The answer to a webhook URL with a user name or password in it: credentials in a URL end up in
+ * logs and screens along the way, and the signature already proves who sent a request.
+ */
+export const WEBHOOK_URL_CREDENTIALS =
+  "webhook_url: a user name or password in the URL (https://user:password@host) is not accepted; verify the webhook-signature header with the alert's signing secret, or put a secret token in the URL's path (https://host/hooks/<token>)";
+
 /** The bounds of an alert's fields. */
 export const ALERT_LIMITS = { nameMaxLength: 100, queryMaxLength: 2_000, urlMaxLength: 2_048, bodyMaxBytes: 16 * 1024 } as const;
 
@@ -46,7 +53,7 @@ export const createAlertSchema = z
   .object({
     name: name.describe('Your name for the alert, 1-100 characters'),
     query: alertQuerySchema.describe(QUERY_DESCRIPTION),
-    webhook_url: webhookUrl.nullable().optional().describe('Where matching events are POSTed, signed per Standard Webhooks; https only'),
+    webhook_url: webhookUrl.nullable().optional().describe('Where matching events are POSTed, signed per Standard Webhooks; https only, without a user name or password (put a secret token in the path if you need one)'),
     email_digest: emailDigest.nullable().optional().describe('An email of the matches every hour or day, to the account\'s address (needs SMTP on the server)'),
   })
   .strict();
@@ -75,7 +82,7 @@ export const alertSchema = z
     id: z.string().describe('`alt_` and random characters'),
     name: z.string(),
     query: z.string().describe('The filter, as a normalised query string of GET /api/v1/events'),
-    webhook_url: z.string().nullable(),
+    webhook_url: z.string().nullable().describe('As saved; a user name and password stored before they were refused are shown as ***'),
     webhook_state: z
       .enum(['active', 'disabled', 'none'])
       .describe('disabled: turned off after 410 Gone or 5 days of failures (see webhook_disabled_reason); set the URL again to turn it back on'),

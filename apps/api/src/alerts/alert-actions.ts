@@ -1,10 +1,11 @@
-import { WEBHOOK_URL_REFUSED, type Alert, type DigestPeriod } from '@domain-index/contract';
+import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED, type Alert, type DigestPeriod } from '@domain-index/contract';
 import { alerts, and, eq, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/api-error';
 import { orQueryFailed } from '../http/query-failed';
 import type { Logger } from '../logger';
-import { checkWebhookTarget } from '../webhooks/safe-request';
+import { checkWebhookTarget, parseWebhookUrl } from '../webhooks/safe-request';
+import { hasCredentials } from '../webhooks/url-credentials';
 import { generateWebhookSecret } from '../webhooks/signing';
 import type { AlertContext } from './alert-deps';
 import { parseAlertQuery } from './alert-query';
@@ -313,11 +314,14 @@ export class AlertActions {
   }
 
   /**
-   * Checks a webhook URL as it would be sent to (https, an address the rules allow), or refuses it
-   * naming `webhook_url`: a refused target with the one WEBHOOK_URL_REFUSED, its reason in the
-   * operator's log only.
+   * Checks a webhook URL as it would be sent to (https, an address the rules allow, no user name
+   * or password in it), or refuses it naming `webhook_url`: a refused target with the one
+   * WEBHOOK_URL_REFUSED, its reason in the operator's log only.
    */
   private async checkedWebhookUrl(actor: AlertActor, url: string): Promise<string> {
+    const parsed = parseWebhookUrl(url);
+    // before any lookup: the fix is the customer's whatever the host is
+    if (parsed.ok && hasCredentials(parsed.url)) throw new ApiError('invalid_parameter', WEBHOOK_URL_CREDENTIALS, 'webhook_url');
     const target = await checkWebhookTarget(url, {
       allowList: this.context.allowList,
       // a resolver that hangs must not hold the request: the answer then says resolving took too long

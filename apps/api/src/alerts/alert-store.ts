@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Alert } from '@domain-index/contract';
 import { recordAudit } from '../accounts/audit';
+import { shownWebhookUrl } from '../webhooks/url-credentials';
 import { accounts, alerts, and, apiKeys, desc, eq, inArray, sql, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 
 /** Who owns an alert: the key's account, or the key itself when it has none. */
@@ -92,7 +93,7 @@ export function alertObject(row: AlertRow, lastDelivery: LastDelivery | null): A
     id: row.id,
     name: row.name,
     query: row.queryString,
-    webhook_url: row.webhookUrl,
+    webhook_url: row.webhookUrl === null ? null : shownWebhookUrl(row.webhookUrl),
     webhook_state: row.webhookUrl === null ? 'none' : row.webhookDisabledAt === null ? 'active' : 'disabled',
     webhook_disabled_reason: row.webhookDisabledReason,
     email_digest: (row.emailDigest as Alert['email_digest']) ?? null,

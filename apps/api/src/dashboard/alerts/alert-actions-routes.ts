@@ -90,10 +90,11 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   router.post(
     '/alerts/:id/webhook-on',
     act(async (actor, id) => {
-      const alert = await deps.alerts.get(actor.owner, id);
-      if (alert.webhook_url === null) throw new ApiError('invalid_parameter', 'the alert has no webhook to turn on; set a webhook URL below', 'id');
-      // setting the URL again is what turns a disabled webhook back on (the API's PATCH does the same)
-      return deps.alerts.update(actor, id, { webhook_url: alert.webhook_url });
+      const alert = await deps.alerts.find(actor.owner, id);
+      if (alert?.webhookUrl == null) throw new ApiError('invalid_parameter', 'the alert has no webhook to turn on; set a webhook URL below', 'id');
+      // setting the URL again is what turns a disabled webhook back on (the API's PATCH does the
+      // same); the stored URL, not the one shown (whose credentials, if any, are hidden)
+      return deps.alerts.update(actor, id, { webhook_url: alert.webhookUrl });
     }, 'webhook-on'),
   );
   router.post(
