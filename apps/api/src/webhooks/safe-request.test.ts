@@ -604,6 +604,29 @@ describe('addresses refused before any connection', () => {
     expect(onIpv6.received).toHaveLength(1);
   });
 
+  it('an allow-list entry with a port lets through that port only: another port of the same host is refused without connecting', async () => {
+    const receiver = await startReceiver(answer(200));
+    const other = await listen(createTcpServer(), '127.0.0.1');
+    const list = allow(`127.0.0.1:${receiver.port},receiver.test:${receiver.port}`);
+    for (const url of [`http://127.0.0.1:${receiver.port}/`, `http://receiver.test:${receiver.port}/`]) {
+      const attempt = await sendWebhookRequest({ url, body, headers: {} }, { allowList: list, resolve: scriptedResolver(['127.0.0.1']) });
+      expect(attempt, url).toMatchObject({ outcome: 'response', ok: true });
+    }
+    for (const url of [`https://127.0.0.1:${other.port}/`, `https://receiver.test:${other.port}/`]) {
+      const attempt = await sendWebhookRequest({ url, body, headers: {} }, { allowList: list, resolve: scriptedResolver(['127.0.0.1']) });
+      expectRefused(attempt, 'refused_address', /127\.0\.0\.1 is a loopback|resolves to 127\.0\.0\.1, a loopback/);
+    }
+    // plain http is allowed for the listed port only, even to a public address
+    expectRefused(
+      await sendWebhookRequest({ url: `http://receiver.test:${other.port}/`, body, headers: {} }, { allowList: allow(`receiver.test:${receiver.port}`), resolve: scriptedResolver(['93.184.215.14']) }),
+      'insecure_url',
+      /must use https/,
+    );
+    expect(receiver.received).toHaveLength(2);
+    expect(other.connections()).toBe(0);
+    await other.close();
+  });
+
   it('a name is refused when ANY of its addresses is refused', async () => {
     const receiver = await startReceiver(answer(200));
     const attempt = await sendWebhookRequest(

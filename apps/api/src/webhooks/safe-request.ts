@@ -117,6 +117,11 @@ export type Refusal = { ok: false; error: WebhookFailureKind; message: string; d
  */
 const refusedTarget = (error: WebhookFailureKind, detail: string): Refusal => ({ ok: false, error, message: WEBHOOK_URL_REFUSED, detail });
 
+/** The port a request to the URL goes to: its own, or its scheme's. */
+function portOf(url: URL): number {
+  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+}
+
 /** A URL's host without the brackets of an IPv6 literal, as sockets and resolvers take it. */
 function bareHost(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -188,7 +193,8 @@ export async function checkWebhookTarget(
   const { url } = parsed;
   const host = bareHost(url);
   const insecure = refusedTarget('insecure_url', `the webhook URL must use https (plain http only to hosts the operator allow-lists): ${url.host}`);
-  const named = isHostAllowListed(options.allowList, url.hostname);
+  const port = portOf(url);
+  const named = isHostAllowListed(options.allowList, url.hostname, port);
   // Decided before any lookup when nothing on the allow-list could permit it.
   if (url.protocol === 'http:' && !named && options.allowList.ranges.length === 0) return insecure;
 
@@ -212,7 +218,7 @@ export async function checkWebhookTarget(
 
   let allAllowListed = true;
   for (const { address } of addresses) {
-    const decision = decideDestination(options.allowList, url.hostname, address);
+    const decision = decideDestination(options.allowList, url.hostname, address, port);
     if (!decision.permitted) {
       const { category, range } = decision.verdict;
       const what = `${CATEGORY_TEXT[category]} address (${range})`;
@@ -324,7 +330,7 @@ export async function sendWebhookRequest(
 
   const requestOptions: RequestOptions & { ca?: string } = {
     hostname: host,
-    port: url.port === '' ? (https ? 443 : 80) : Number(url.port),
+    port: portOf(url),
     path: `${url.pathname}${url.search}`,
     method: 'POST',
     headers: {
