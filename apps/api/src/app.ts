@@ -20,7 +20,7 @@ import { requestDeadline } from './http/request-deadline';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import { revokeKeysInUrl } from './http/revoke-keys-in-url';
-import { securityHeaders } from './http/security-headers';
+import { noStore, securityHeaders } from './http/security-headers';
 import type { Logger } from './logger';
 import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
@@ -119,6 +119,9 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
   app.use(rootRouter({ dashboard: deps.dashboard !== undefined }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));
+  // Answers about alerts carry signing secrets (create, rotate, a first webhook) and webhook URLs
+  // (a token in the path): no cache keeps any of them, errors included.
+  app.use(`${PATH_PREFIX}/alerts`, noStore);
   app.use(PATH_PREFIX, ...jsonBody());
 
   const s = initServer();

@@ -82,6 +82,29 @@ for (const { engine, skip } of testEngines()) {
       expect((await send(free, 'GET', `/api/v1/alerts/${alert.id}`)).status).toBe(404);
     });
 
+    it('answers Cache-Control: no-store on every alert answer: the signing secret of a create and a rotation above all, and errors', async () => {
+      const created = await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'no cache', query: '', webhook_url: 'http://127.0.0.1:9/hooks/T0ken' });
+      const { id } = (await created.clone().json()) as Alert;
+      const answers: [string, Response][] = [
+        ['create', created],
+        ['rotate', await send(keyOnly, 'POST', `/api/v1/alerts/${id}/rotate-secret`)],
+        ['refused change', await send(keyOnly, 'PATCH', `/api/v1/alerts/${id}`, { webhook_url: null, email_digest: null })],
+        ['read', await send(keyOnly, 'GET', `/api/v1/alerts/${id}`)],
+        ['list', await send(keyOnly, 'GET', '/api/v1/alerts')],
+        ['deliveries', await send(keyOnly, 'GET', `/api/v1/alerts/${id}/deliveries`)],
+        ['test', await send(keyOnly, 'POST', `/api/v1/alerts/${id}/test`)],
+        ['another owner', await send(other, 'GET', `/api/v1/alerts/${id}`)],
+        ['no key', await api.raw(`/api/v1/alerts/${id}`)],
+        ['delete', await send(keyOnly, 'DELETE', `/api/v1/alerts/${id}`)],
+      ];
+      for (const [what, response] of answers) expect(response.headers.get('cache-control'), `${what} (${response.status})`).toBe('no-store');
+      expect(answers.map(([what, response]) => `${what} ${response.status}`)).toEqual([
+        'create 201', 'rotate 200', 'refused change 400', 'read 200', 'list 200', 'deliveries 200', 'test 202', 'another owner 404', 'no key 401', 'delete 200',
+      ]);
+      // the rest of the API is not about secrets: its caching is left as it was
+      expect((await send(keyOnly, 'GET', '/api/v1/stats')).headers.get('cache-control')).toBeNull();
+    });
+
     it("takes a pasted search URL as the change feed's filter for the same listings, and refuses what the search would", async () => {
       const cases = [
         ['https://di.example.com/api/v1/domains?tld=ai&max_price=500&sort=current_bid&order=asc&limit=100', 'max_price=500&status=auction&tld=ai'],
