@@ -77,7 +77,7 @@ function money(value: number | null | undefined): string {
 
 /** One digest: each match's name, what happened, price, end time and link; at most DIGEST_LISTED, with a count of the rest. */
 export function digestMail(alert: AlertRow, events: readonly Event[], total: number, settings: Pick<DigestSettings, 'publicUrl' | 'secret'>, now: Date) {
-  const unsubscribeUrl = `${settings.publicUrl}/alerts/unsubscribe/${alert.id}/${unsubscribeToken(settings.secret, alert.id)}`;
+  const unsubscribeUrl = `${settings.publicUrl}/alerts/unsubscribe/${alert.id}/${unsubscribeToken(settings.secret, alert.id, now)}`;
   const period = alert.emailDigest === 'hourly' ? 'hour' : 'day';
   const rest = total - events.length;
   const more = rest > 0 ? `and ${rest} more: read them all with GET /api/v1/events?${alert.queryString}` : '';

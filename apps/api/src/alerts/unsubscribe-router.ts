@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import { html } from '../dashboard/html';
 import { page } from '../dashboard/layout';
 import { strictRouter } from '../http/strict-router';
-import { isUnsubscribeToken } from './unsubscribe-token';
+import { checkUnsubscribeToken, UNSUBSCRIBE_LINK_DAYS } from './unsubscribe-token';
 
 /** Where an email digest's unsubscribe link points: public, no key and no sign-in needed. */
 export const UNSUBSCRIBE_PATH = '/alerts/unsubscribe';
@@ -12,15 +12,27 @@ export const UNSUBSCRIBE_PATH = '/alerts/unsubscribe';
 /**
  * The unsubscribe link of an email digest: GET shows a page with one button, and POST (the
  * button, or a mail client's one-click unsubscribe of RFC 8058) turns the alert's digest off.
- * The token is an HMAC of the alert's id, so a link works for its own alert only; a wrong one is
- * a page that says so, never a hint whether the alert exists.
+ * The token is an HMAC of the alert's id and the time the link was made, so a link works for its
+ * own alert only, and for UNSUBSCRIBE_LINK_DAYS: an older one is a page that says what to do
+ * instead. A wrong one is a page that says so, never a hint whether the alert exists.
  */
 export function unsubscribeRouter(deps: { database: Database; clock: Clock; secret: Buffer }): Router {
   const router = strictRouter();
   router.use(express.urlencoded({ extended: false, limit: 1024 }));
   const answer = async (alertId: string, token: string, confirm: boolean): Promise<{ status: number; body: string }> => {
-    if (!isUnsubscribeToken(deps.secret, alertId, token)) {
+    const check = checkUnsubscribeToken(deps.secret, alertId, token, deps.clock.now());
+    if (check === 'invalid') {
       return { status: 404, body: page({ title: 'Link not valid', body: html`<p>This unsubscribe link is not valid. Copy the whole link from the email, or turn the digest off in the dashboard.</p>` }) };
+    }
+    if (check === 'expired') {
+      return {
+        status: 410,
+        body: page({
+          title: 'This link has expired',
+          body: html`<p>Unsubscribe links work for ${UNSUBSCRIBE_LINK_DAYS} days after the digest that carried them, and this one is older. Nothing was changed.</p>
+            <p>To stop these emails, use the link in the latest digest you received, or sign in to the dashboard, open the alert (Alerts, then the alert) and set its email digest to none.</p>`,
+        }),
+      };
     }
     const [alert] = await deps.database.db.select({ name: alerts.name, digest: alerts.emailDigest }).from(alerts).where(eq(alerts.id, alertId));
     if (alert === undefined || alert.digest === null) {
