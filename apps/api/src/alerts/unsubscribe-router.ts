@@ -3,6 +3,7 @@ import { alerts, eq, type Database } from '@domain-index/db';
 import type { Clock } from '../clock';
 import { html } from '../dashboard/html';
 import { page } from '../dashboard/layout';
+import { linkPageHeaders } from '../dashboard/security';
 import { strictRouter } from '../http/strict-router';
 import { checkUnsubscribeToken, UNSUBSCRIBE_LINK_DAYS } from './unsubscribe-token';
 
@@ -18,6 +19,7 @@ export const UNSUBSCRIBE_PATH = '/alerts/unsubscribe';
  */
 export function unsubscribeRouter(deps: { database: Database; clock: Clock; secret: Buffer }): Router {
   const router = strictRouter();
+  router.use(linkPageHeaders);
   router.use(express.urlencoded({ extended: false, limit: 1024 }));
   const answer = async (alertId: string, token: string, confirm: boolean): Promise<{ status: number; body: string }> => {
     const check = checkUnsubscribeToken(deps.secret, alertId, token, deps.clock.now());
@@ -55,7 +57,7 @@ export function unsubscribeRouter(deps: { database: Database; clock: Clock; secr
     router[method]('/:alertId/:token', (req, res, next) => {
       answer(req.params.alertId, req.params.token, method === 'post')
         .then(({ status, body }) => {
-          res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).send(body);
+          res.status(status).set('Content-Type', 'text/html; charset=utf-8').send(body);
         })
         .catch(next);
     });
