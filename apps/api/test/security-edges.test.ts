@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { apiKeys, eq } from '@domain-index/db';
+import { apiKeys, digestRecipients, eq } from '@domain-index/db';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, issueLink } from '../src/accounts/account-store';
@@ -309,11 +309,18 @@ describe('headers on every response', () => {
     }
   });
 
-  it('sends the page headers on every HTML page: the dashboard, its password-reset pages, the unsubscribe pages and the docs', async () => {
+  it('sends the page headers on every HTML page: the dashboard, its password-reset pages, the unsubscribe and confirmation pages and the docs', async () => {
     const account = await createAccount(plain.test.database, { email: `pages-${randomBytes(4).toString('hex')}@example.com`, planId: 'pro', at: new Date() });
     const resetToken = await issueLink(plain.test.database, account.id, new Date());
     const secret = await loadCursorSecret(plain.test.database);
     const unsubscribe = (issued: Date) => `/alerts/unsubscribe/alt_nopage/${unsubscribeToken(secret, 'alt_nopage', issued)}`;
+    // confirmation links as the digest worker mails them: the token's hash stored, with when it was sent
+    const [confirmToken, expiredToken] = [randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')];
+    const hashed = (token: string) => createHash('sha256').update(token).digest('hex');
+    await plain.test.database.db.insert(digestRecipients).values([
+      { address: `fresh-${randomBytes(4).toString('hex')}@example.com`, confirmTokenHash: hashed(confirmToken), confirmSentAt: new Date() },
+      { address: `old-${randomBytes(4).toString('hex')}@example.com`, confirmTokenHash: hashed(expiredToken), confirmSentAt: new Date(Date.now() - 8 * 86_400_000) },
+    ]);
     const form = { method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: plain.baseUrl }, body: 'password=short' };
     const pages: { what: string; path: string; init?: RequestInit; status: number; referrer: string }[] = [
       { what: 'sign-in', path: '/dashboard/sign-in', status: 200, referrer: 'same-origin' },
@@ -325,6 +332,10 @@ describe('headers on every response', () => {
       { what: 'unsubscribe done', path: unsubscribe(new Date()), init: { method: 'POST' }, status: 200, referrer: 'no-referrer' },
       { what: 'unsubscribe expired', path: unsubscribe(new Date(Date.now() - 91 * 86_400_000)), status: 410, referrer: 'no-referrer' },
       { what: 'unsubscribe not valid', path: '/alerts/unsubscribe/alt_nopage/1.forged', status: 404, referrer: 'no-referrer' },
+      { what: 'confirmation prompt', path: `/alerts/confirm-email/${confirmToken}`, status: 200, referrer: 'no-referrer' },
+      { what: 'confirmation done', path: `/alerts/confirm-email/${confirmToken}`, init: { method: 'POST' }, status: 200, referrer: 'no-referrer' },
+      { what: 'confirmation used', path: `/alerts/confirm-email/${confirmToken}`, status: 404, referrer: 'no-referrer' },
+      { what: 'confirmation expired', path: `/alerts/confirm-email/${expiredToken}`, status: 410, referrer: 'no-referrer' },
     ];
     for (const { what, path, init, status, referrer } of pages) {
       const response = await fetch(`${plain.baseUrl}${path}`, init);

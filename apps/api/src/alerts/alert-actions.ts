@@ -11,6 +11,7 @@ import type { AlertContext } from './alert-deps';
 import { parseAlertQuery } from './alert-query';
 import { alertObjects, auditAlertAction, countOwnAlerts, findAlert, listOwnAlerts, lockOwnerAlerts, newAlertId, newestEventPosition, type AlertOwner } from './alert-store';
 import { decodeDeliveryCursor, readDeliveryLog, type DeliveryAttempt } from './delivery-log';
+import { requestConfirmation } from './digest-recipients';
 import { queueTestMessage } from './outbox';
 
 /** Who acts on alerts: an API key, or a person signed in to the dashboard. */
@@ -173,6 +174,8 @@ export class AlertActions {
             createdAt: now,
             updatedAt: now,
           });
+          // a digest goes to a confirmed address only: setting one asks for a confirmation mail
+          if (digest !== null && actor.email !== null) await requestConfirmation(tx, actor.email, now);
           await auditAlertAction(tx, actor.owner, { keyId: actor.keyId, at: now, ip: actor.ip, kind: 'alert_created', detail: `${body.name} (${id})` });
           await keeper?.(tx, id, secret);
           return true;
@@ -233,6 +236,9 @@ export class AlertActions {
             const cancelledReason = body.webhook_url === null ? 'webhook removed' : 'webhook changed';
             await tx.update(webhookDeliveries).set({ status: 'cancelled', cancelledReason }).where(and(eq(webhookDeliveries.alertId, row.id), eq(webhookDeliveries.status, 'pending')));
           }
+          // setting a digest (again) asks for a confirmation mail unless the address is confirmed:
+          // the one way for an address that unsubscribed to get a new link
+          if (typeof changes.emailDigest === 'string' && changes.emailTo != null) await requestConfirmation(tx, changes.emailTo, now);
           await auditAlertAction(tx, actor.owner, { keyId: actor.keyId, at: now, ip: actor.ip, kind: 'alert_changed', detail: `${row.name} (${row.id}): ${fields.join(', ')}` });
           if (secret !== null) await keeper?.(tx, row.id, secret);
         }),
@@ -277,6 +283,20 @@ export class AlertActions {
       keep,
     );
     return { alert: await this.get(actor.owner, row.id), secret };
+  }
+
+  /**
+   * Asks again for a confirmation mail to the address of the alert's digest (one that was lost,
+   * expired, or an address that unsubscribed and wants digests again); nothing when it is
+   * confirmed. The digest worker mails it.
+   */
+  async resendConfirmation(actor: AlertActor, id: string): Promise<AlertRow> {
+    const row = await this.owned(actor.owner, id);
+    if (row.emailDigest === null || row.emailTo === null) throw new ApiError('invalid_parameter', 'the alert has no email digest, so no address to confirm; set email_digest first', 'id');
+    const now = this.deps.clock.now();
+    const address = row.emailTo;
+    await orQueryFailed(() => requestConfirmation(this.deps.database.db, address, now));
+    return row;
   }
 
   /** Queues a `test` message now; returns its id (the webhook-id). */
