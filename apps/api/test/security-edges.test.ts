@@ -354,6 +354,21 @@ describe('headers on every response', () => {
     await docs.arrayBuffer();
   });
 
+  it("writes a mailed link's token nowhere in the lines of a failure on its page", async () => {
+    const token = `${Math.floor(Date.now() / 1000).toString(36)}.Zm9yZ2VkLXRva2VuLXRoYXQtZmFpbHM`;
+    const confirm = randomBytes(32).toString('base64url');
+    for (const path of [`/alerts/unsubscribe/alt_failing/${token}`, `/alerts/confirm-email/${confirm}`]) {
+      const response = await fetch(`${failing.baseUrl}${path}`);
+      expect(response.status, path).toBe(500);
+      await response.arrayBuffer();
+    }
+    const lines = failing.logLines.filter((line) => line.includes('/alerts/'));
+    expect(lines.some((line) => line.includes('"path":"/alerts/unsubscribe/alt_failing/[redacted]"'))).toBe(true);
+    expect(lines.some((line) => line.includes('"path":"/alerts/confirm-email/[redacted]"'))).toBe(true);
+    expect(failing.logLines.join('\n')).not.toContain(token.split('.')[1]);
+    expect(failing.logLines.join('\n')).not.toContain(confirm);
+  });
+
   it('sends them on a 500 too', async () => {
     for (const path of ['/api/v1/stats', '/dashboard/sign-in']) {
       const response = await (path.startsWith('/api') ? failing.get(path) : fetch(`${failing.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: failing.baseUrl }, body: 'email=a%40example.com&password=x' }));
