@@ -20,7 +20,7 @@ import { requestDeadline } from './http/request-deadline';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import { revokeKeysInUrl } from './http/revoke-keys-in-url';
-import { securityHeaders } from './http/security-headers';
+import { noStore, securityHeaders } from './http/security-headers';
 import type { Logger } from './logger';
 import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
@@ -32,6 +32,8 @@ import { AlertActions } from './alerts/alert-actions';
 import { AlertContext, type AlertSettings } from './alerts/alert-deps';
 import { jsonBody } from './http/json-body';
 import { UNSUBSCRIBE_PATH, unsubscribeRouter } from './alerts/unsubscribe-router';
+import { confirmEmailRouter } from './alerts/confirm-email-router';
+import { CONFIRM_EMAIL_PATH } from './alerts/digest-recipients';
 import { eventsRoute } from './routes/events';
 import { EventCursorCodec } from './events/event-cursor';
 import { CursorCodec } from './search/cursor';
@@ -119,6 +121,10 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
   app.use(rootRouter({ dashboard: deps.dashboard !== undefined }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));
+  app.use(CONFIRM_EMAIL_PATH, confirmEmailRouter({ database: deps.database, clock: deps.clock }));
+  // Answers about alerts carry signing secrets (create, rotate, a first webhook) and webhook URLs
+  // (a token in the path): no cache keeps any of them, errors included.
+  app.use(`${PATH_PREFIX}/alerts`, noStore);
   app.use(PATH_PREFIX, ...jsonBody());
 
   const s = initServer();

@@ -1,4 +1,5 @@
-import type { Alert } from '@domain-index/contract';
+import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED, type Alert } from '@domain-index/contract';
+import { alerts, eq } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../src/accounts/account-store';
@@ -79,6 +80,29 @@ for (const { engine, skip } of testEngines()) {
 
       expect(await (await send(free, 'DELETE', `/api/v1/alerts/${alert.id}`)).json()).toEqual({ object: 'alert', id: alert.id, deleted: true });
       expect((await send(free, 'GET', `/api/v1/alerts/${alert.id}`)).status).toBe(404);
+    });
+
+    it('answers Cache-Control: no-store on every alert answer: the signing secret of a create and a rotation above all, and errors', async () => {
+      const created = await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'no cache', query: '', webhook_url: 'http://127.0.0.1:9/hooks/T0ken' });
+      const { id } = (await created.clone().json()) as Alert;
+      const answers: [string, Response][] = [
+        ['create', created],
+        ['rotate', await send(keyOnly, 'POST', `/api/v1/alerts/${id}/rotate-secret`)],
+        ['refused change', await send(keyOnly, 'PATCH', `/api/v1/alerts/${id}`, { webhook_url: null, email_digest: null })],
+        ['read', await send(keyOnly, 'GET', `/api/v1/alerts/${id}`)],
+        ['list', await send(keyOnly, 'GET', '/api/v1/alerts')],
+        ['deliveries', await send(keyOnly, 'GET', `/api/v1/alerts/${id}/deliveries`)],
+        ['test', await send(keyOnly, 'POST', `/api/v1/alerts/${id}/test`)],
+        ['another owner', await send(other, 'GET', `/api/v1/alerts/${id}`)],
+        ['no key', await api.raw(`/api/v1/alerts/${id}`)],
+        ['delete', await send(keyOnly, 'DELETE', `/api/v1/alerts/${id}`)],
+      ];
+      for (const [what, response] of answers) expect(response.headers.get('cache-control'), `${what} (${response.status})`).toBe('no-store');
+      expect(answers.map(([what, response]) => `${what} ${response.status}`)).toEqual([
+        'create 201', 'rotate 200', 'refused change 400', 'read 200', 'list 200', 'deliveries 200', 'test 202', 'another owner 404', 'no key 401', 'delete 200',
+      ]);
+      // the rest of the API is not about secrets: its caching is left as it was
+      expect((await send(keyOnly, 'GET', '/api/v1/stats')).headers.get('cache-control')).toBeNull();
     });
 
     it("takes a pasted search URL as the change feed's filter for the same listings, and refuses what the search would", async () => {
@@ -193,27 +217,80 @@ for (const { engine, skip } of testEngines()) {
       }
     });
 
-    it('refuses webhook URLs to loopback, private or plain-http hosts when the operator allow-lists nothing, without connecting', async () => {
-      // the same database, an instance without WEBHOOK_ALLOWED_HOSTS
-      const bare = await startApi(engine, { test });
+    it('refuses a webhook URL with a user name or password, telling to use the signature or a token in the path; a stored one is shown with them hidden and kept as stored', async () => {
+      const credentials = { error: { code: 'invalid_parameter', message: WEBHOOK_URL_CREDENTIALS, param: 'webhook_url' } };
+      for (const url of ['https://user:hunter2@hooks.example.com/in', 'https://t0ken-in-userinfo@hooks.example.com/in', 'https://:hunter2@hooks.example.com/in', 'http://user:pw@127.0.0.1:9/in']) {
+        const response = await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'creds', query: '', webhook_url: url });
+        expect(response.status, url).toBe(400);
+        expect(await response.json(), url).toEqual(credentials);
+      }
+      const made = (await (await send(keyOnly, 'POST', '/api/v1/alerts', { name: 'stored before', query: '', webhook_url: 'http://127.0.0.1:9/in' })).json()) as Alert;
+      const patched = await send(keyOnly, 'PATCH', `/api/v1/alerts/${made.id}`, { webhook_url: 'http://user:hunter2@127.0.0.1:9/in' });
+      expect(await patched.json()).toEqual(credentials);
+      // an alert saved before credentials were refused: shown with them hidden, in a read and a list
+      await test.database.db.update(alerts).set({ webhookUrl: 'http://user:hunter2@127.0.0.1:9/in/T0k?x=1' }).where(eq(alerts.id, made.id));
+      const read = await send(keyOnly, 'GET', `/api/v1/alerts/${made.id}`);
+      expect(((await read.json()) as Alert).webhook_url).toBe('http://***:***@127.0.0.1:9/in/T0k?x=1');
+      const listed = await (await send(keyOnly, 'GET', '/api/v1/alerts')).text();
+      expect(listed).toContain('http://***:***@127.0.0.1:9/in/T0k?x=1');
+      expect(listed).not.toMatch(/hunter2|user:/);
+      // other changes still apply, and the stored URL (with its credentials) stays as it was
+      const renamed = await send(keyOnly, 'PATCH', `/api/v1/alerts/${made.id}`, { name: 'renamed' });
+      expect(renamed.status).toBe(200);
+      expect(JSON.stringify(await renamed.json())).not.toContain('hunter2');
+      const [row] = await test.database.db.select({ url: alerts.webhookUrl }).from(alerts).where(eq(alerts.id, made.id));
+      expect(row?.url).toBe('http://user:hunter2@127.0.0.1:9/in/T0k?x=1');
+      // sending the shown form back is refused like any URL with credentials
+      expect(await (await send(keyOnly, 'PATCH', `/api/v1/alerts/${made.id}`, { webhook_url: 'http://***:***@127.0.0.1:9/in/T0k?x=1' })).json()).toEqual(credentials);
+      expect((await send(keyOnly, 'DELETE', `/api/v1/alerts/${made.id}`)).status).toBe(200);
+    });
+
+    it('refuses webhook URLs to loopback, private or plain-http hosts with one generic answer naming no address, without connecting', async () => {
+      // the same database, an instance without WEBHOOK_ALLOWED_HOSTS; its resolver answers with
+      // private addresses for the names below, so nothing is ever looked up or connected to
+      const answers: Record<string, string[]> = { 'internal.example.com': ['10.9.8.7'], 'mixed.example.com': ['93.184.215.14', '169.254.169.254'], 'gone.example.com': [] };
+      const resolve = (name: string) => Promise.resolve((answers[name] ?? ['93.184.215.14']).map((address) => ({ address, family: address.includes(':') ? (6 as const) : (4 as const) })));
+      const bare = await startApi(engine, { test, overrides: { alerts: { resolve } } });
+      const refusal = { error: { code: 'invalid_parameter', message: WEBHOOK_URL_REFUSED, param: 'webhook_url' } };
       const post = (url: string) =>
         bare.raw('/api/v1/alerts', { method: 'POST', headers: { authorization: `Bearer ${keyOnly}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', query: '', webhook_url: url }) });
-      for (const [url, reason] of [
-        ['https://127.0.0.2/hook', /127\.0\.0\.2/],
-        ['https://[::1]/hook', /::1/],
-        ['https://localhost/hook', /localhost/],
-        ['https://10.1.2.3/hook', /10\.1\.2\.3/],
-        ['https://169.254.169.254/latest/meta-data', /169\.254\.169\.254/],
-        ['http://127.0.0.1:9/hook', /must use https/],
-        ['http://hooks.example.com/hook', /must use https/],
-        ['ftp://hooks.example.com/', /http/],
-      ] as const) {
+      const refused = [
+        'https://127.0.0.2/hook',
+        'https://2130706433/hook',
+        'https://0x7f.1/hook',
+        'https://[::1]/hook',
+        'https://[::ffff:127.0.0.1]/hook',
+        'https://10.1.2.3/hook',
+        'https://169.254.169.254/latest/meta-data',
+        'https://internal.example.com/hook',
+        'https://mixed.example.com/hook',
+        'https://gone.example.com/hook',
+        'http://127.0.0.1:9/hook',
+        'http://hooks.example.com/hook',
+      ];
+      for (const url of refused) {
         const response = await post(url);
         expect(response.status, url).toBe(400);
-        const body = (await response.json()) as { error: { param: string; message: string } };
-        expect(body.error.param).toBe('webhook_url');
-        expect(body.error.message, url).toMatch(reason);
+        expect(await response.json(), url).toEqual(refusal);
       }
+      // a change to such a URL is refused alike, and the alert keeps its URL
+      const made = await post('https://hooks.example.com/hook');
+      expect(made.status).toBe(201);
+      const { id } = (await made.json()) as Alert;
+      const patched = await bare.raw(`/api/v1/alerts/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${keyOnly}`, 'content-type': 'application/json' }, body: JSON.stringify({ webhook_url: 'https://internal.example.com/hook' }) });
+      expect(patched.status).toBe(400);
+      expect(await patched.json()).toEqual(refusal);
+      expect(((await (await bare.raw(`/api/v1/alerts/${id}`, { headers: { authorization: `Bearer ${keyOnly}` } })).json()) as Alert).webhook_url).toBe('https://hooks.example.com/hook');
+      // a URL that is not https at all is told so
+      const ftp = await post('ftp://hooks.example.com/');
+      expect(await ftp.json()).toEqual({ error: { code: 'invalid_parameter', message: 'webhook_url: the webhook URL must start with https://', param: 'webhook_url' } });
+      // the operator's log says what refused each one
+      const reasons = bare.logLines.filter((line) => line.includes('a webhook_url was refused')).map((line) => (JSON.parse(line) as { detail: string }).detail);
+      expect(reasons).toHaveLength(refused.length + 1);
+      expect(reasons).toContain('10.1.2.3 is a private address (10.0.0.0/8): webhooks are not sent there');
+      expect(reasons).toContain('internal.example.com resolves to 10.9.8.7, a private address (10.0.0.0/8): webhooks are not sent there');
+      expect(reasons).toContain('gone.example.com has no address');
+      expect((await send(keyOnly, 'DELETE', `/api/v1/alerts/${id}`)).status).toBe(200);
       await bare.close();
     });
   });

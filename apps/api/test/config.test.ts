@@ -88,6 +88,8 @@ describe('configuration', () => {
     ['TRUST_PROXY', '10.0.0.1,'],
     ['LOG_FORMAT', 'xml'],
     ['SMTP_URL', 'http://mail.example.com'],
+    ['WEBHOOK_ALLOWED_HOSTS', 'hooks.internal:99999'],
+    ['WEBHOOK_ALLOWED_HOSTS', '127.0.0.1:9000,[127.0.0.1]:9000'],
   ] as const) {
     it(`refuses to start with a bad ${name} (${value}): one line naming it, non-zero exit`, () => {
       const result = serveWith({ [name]: value });
@@ -168,6 +170,14 @@ describe('configuration', () => {
     );
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '2000' })).toThrow(/^invalid environment variable WEBHOOK_CONNECT_TIMEOUT_MS: must be at most WEBHOOK_TIMEOUT_MS \(2000\)/);
     expect(() => loadConfig({ WEBHOOK_CONCURRENCY: '0' })).toThrow('invalid environment variable WEBHOOK_CONCURRENCY: must be a whole number from 1 to 1000');
+  });
+
+  it('reads WEBHOOK_ALLOWED_HOSTS entries with and without a port, and names the first bad one', () => {
+    const { webhookAllowList } = loadConfig({ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal, 127.0.0.1:9000, [::1]:9000, host.example:8443, 10.0.0.0/8' });
+    expect(webhookAllowList.names).toEqual([{ name: 'hooks.internal' }, { name: 'host.example', port: 8443 }]);
+    expect(webhookAllowList.ranges.map((entry) => `${entry.range[0].toString()}/${entry.range[1]}${entry.port === undefined ? '' : `:${entry.port}`}`)).toEqual(['127.0.0.1/32:9000', '::1/128:9000', '10.0.0.0/8']);
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal:0' })).toThrow('invalid environment variable WEBHOOK_ALLOWED_HOSTS: "hooks.internal:0" has a port that is not a whole number from 1 to 65535');
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_HOSTS: 'https://hooks.internal:8443/' })).toThrow(/^invalid environment variable WEBHOOK_ALLOWED_HOSTS: "https:\/\/hooks\.internal:8443\/" is not a host name, an IP address or a CIDR, with an optional port/);
   });
 
   it('reads replicas of the primary, with their lag bound and check interval', () => {

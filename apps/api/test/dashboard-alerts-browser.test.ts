@@ -117,6 +117,12 @@ describe.skipIf(!browserAvailable())("the dashboard's alerts in a real browser",
         await page.getByRole('link', { name: 'All alerts' }).click();
         await createAlert(page, { name: 'Dropping brandables (pasted search)', filter: `${api.baseUrl}/api/v1/domains?status=dropping&max_length=8&no_numbers=true&sort=length`, digest: 'daily' });
         await expect.poll(() => page.getByText('The alert was created.').count()).toBe(1);
+        // its address is not confirmed yet: the page says so, with the step that fixes it
+        await page.getByRole('button', { name: 'Send the confirmation email again' }).click();
+        await expect.poll(() => page.getByText('A confirmation email is on its way to your address').count()).toBe(1);
+        expect(await page.getByText('The email digest waits for your address to be confirmed').count()).toBe(1);
+        expect(await overflow(page), `the digest waiting at ${width}`).toBeLessThanOrEqual(0);
+        await shot(page, `dashboard-alert-digest-waiting-${width}`);
 
         // one whose receiver has gone (410), so the list shows a webhook turned off
         await page.getByRole('link', { name: 'All alerts' }).click();

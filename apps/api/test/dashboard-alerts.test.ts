@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { alerts, eq, type Database } from '@domain-index/db';
+import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED } from '@domain-index/contract';
+import { accounts, alerts, digestRecipients, eq, type Database } from '@domain-index/db';
 import { testEngines } from '@domain-index/db/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, issueLink } from '../src/accounts/account-store';
 import { AlertContext } from '../src/alerts/alert-deps';
 import { deliveryTask } from '../src/alerts/delivery-worker';
+import { suppress } from '../src/alerts/digest-recipients';
 import { systemClock } from '../src/clock';
 import { createLogger } from '../src/logger';
 import { loadCursorSecret } from '../src/search/cursor-secret';
 import { parseAllowedHosts, type AllowList } from '../src/webhooks/address-rules';
 import { DashboardClient, formTokenOf, listRows, textOf } from './support/dashboard-client';
+import { confirmDigestAddress } from './support/digest-addresses';
 import { until } from './support/processes';
 import { startApi, type RunningApi } from './support/start-api';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
@@ -174,8 +177,8 @@ for (const { engine, skip } of testEngines()) {
         [{ name: '  ', query: '', webhook_url: receiver.url }, 'name', 'name must not be empty'],
         [{ name: 'Bad price', query: 'min_price=abc', webhook_url: receiver.url }, 'query', 'query: min_price must be a number >= 0, written in plain decimal (e.g. 12 or 12.5)'],
         [{ name: 'Position', query: `${api.baseUrl}/api/v1/events?after=now`, webhook_url: receiver.url }, 'query', 'query: after is not a filter: an alert starts at its creation and sends every match'],
-        [{ name: 'Private', query: '', webhook_url: 'https://10.1.2.3/hook' }, 'webhook_url', /^webhook_url: .*10\.1\.2\.3/],
-        [{ name: 'Loopback', query: '', webhook_url: 'http://127.0.0.2:9/hook' }, 'webhook_url', /^webhook_url: .*127\.0\.0\.2/],
+        [{ name: 'Private', query: '', webhook_url: 'https://10.1.2.3/hook' }, 'webhook_url', WEBHOOK_URL_REFUSED],
+        [{ name: 'Loopback', query: '', webhook_url: 'http://127.0.0.2:9/hook' }, 'webhook_url', WEBHOOK_URL_REFUSED],
         [{ name: 'Nowhere', query: 'tld=ai', webhook_url: '' }, 'webhook_url', 'webhook_url: an alert needs somewhere to deliver: a webhook_url, an email_digest, or both'],
         [{ name: 'Mail', query: '', webhook_url: '', email_digest: 'daily' }, 'email_digest', 'email_digest: this server sends no email (its operator has not configured SMTP); use a webhook'],
       ];
@@ -225,7 +228,46 @@ for (const { engine, skip } of testEngines()) {
       const repeat = await browser.post('/dashboard/alerts', { form_token: token, name: 'Morning mail', query: 'tld=io', webhook_url: '', email_digest: 'daily' });
       expect((await browser.follow(repeat)).status).toBe(303);
       expect(await database.db.$count(alerts, eq(alerts.accountId, accountId))).toBe(1);
-      expect(listRows(await text(await browser.get('/dashboard/alerts')))[0]).toMatchObject({ 'Delivers to': 'Email, daily', 'Last delivery': 'by email only' });
+      expect(listRows(await text(await browser.get('/dashboard/alerts')))[0]).toMatchObject({
+        'Delivers to': 'Email, daily waiting for confirmation : nothing is mailed until you click the link sent to your address',
+        State: 'waiting Nothing is mailed until your address is confirmed.',
+        'Last delivery': 'by email only',
+      });
+    });
+
+    it("shows a digest waiting for its address's confirmation, or unsubscribed, and sends the confirmation email again on request", async () => {
+      const { browser, accountId } = await signedUp('pro', withMail);
+      const [{ email } = { email: '' }] = await database.db.select({ email: accounts.email }).from(accounts).where(eq(accounts.id, accountId));
+      const { posted } = await postAlert(browser, { name: 'Evening mail', query: 'tld=ai', webhook_url: '', email_digest: 'daily' });
+      const id = alertIdOf(posted.headers.get('location'))!;
+      const waiting = words(await text(await browser.get(`/dashboard/alerts/${id}`)));
+      expect(waiting).toContain('The email digest waits for your address to be confirmed: a confirmation email was sent to it; nothing is mailed until its link is clicked.');
+      expect(waiting).toContain('Email, daily waiting for confirmation: nothing is mailed until you click the link sent to your address');
+
+      // mailed already: asking again asks the worker for a new one
+      await database.db.update(digestRecipients).set({ confirmRequestedAt: null, confirmSentAt: new Date(Date.now() - 3_600_000) }).where(eq(digestRecipients.address, email));
+      const again = await postOnPage(browser, id, '/confirm-email');
+      expect(again.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=confirmation`);
+      expect(words(await text(await browser.follow(again)))).toContain('A confirmation email is on its way to your address (at most one every 10 minutes): digests are mailed once its link is clicked.');
+      expect((await database.db.select({ asked: digestRecipients.confirmRequestedAt }).from(digestRecipients).where(eq(digestRecipients.address, email)))[0]?.asked).toBeInstanceOf(Date);
+
+      await confirmDigestAddress(database, email);
+      const confirmed = await text(await browser.get(`/dashboard/alerts/${id}`));
+      expect(confirmed).not.toContain('Send the confirmation email again');
+      expect(listRows(await text(await browser.get('/dashboard/alerts'))).find((row) => row.Alert!.startsWith('Evening mail'))).toMatchObject({ 'Delivers to': 'Email, daily', State: 'active Delivers every match.' });
+
+      await suppress(database.db, email, new Date());
+      const unsubscribed = words(await text(await browser.get(`/dashboard/alerts/${id}`)));
+      expect(unsubscribed).toContain('The email digest is not mailed: your address used the unsubscribe link of a digest, so no digest of any alert goes to it until it is confirmed again.');
+      expect(unsubscribed).toContain('Email, daily unsubscribed: your address used an unsubscribe link, so nothing is mailed until it is confirmed again');
+      expect(listRows(await text(await browser.get('/dashboard/alerts'))).find((row) => row.Alert!.startsWith('Evening mail'))!.State).toBe('not mailed Your address unsubscribed; confirm it again to resume.');
+      expect((await postOnPage(browser, id, '/confirm-email')).headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=confirmation`);
+      expect(words(await text(await browser.get(`/dashboard/alerts/${id}`)))).toContain('The email digest waits for your address to be confirmed');
+      // an alert without a digest has no address to confirm
+      const { id: hooked } = await createdAlert(browser, 'Hook only');
+      const refused = await browser.post(`/dashboard/alerts/${hooked}/confirm-email`, {});
+      expect(refused.status).toBe(400);
+      expect(words(await text(refused))).toContain('the alert has no email digest, so no address to confirm; set email_digest first');
     });
 
     it('sends a test, logs its attempt with the answer escaped, resends it, pauses, resumes, rotates, edits and deletes, each in the audit log', async () => {
@@ -325,6 +367,33 @@ for (const { engine, skip } of testEngines()) {
       expect(on.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=webhook-on`);
       expect(listRows(await text(await browser.get('/dashboard/alerts')))[0]!.State).toMatch(/^active /);
       expect(await text(await browser.get('/dashboard/keys'))).not.toContain('turned off');
+    });
+
+    it('never shows the credentials of a webhook URL stored with them, keeps them through an edit, and asks for another URL to turn it back on', async () => {
+      const { browser } = await signedUp();
+      const { id } = await createdAlert(browser, 'Legacy');
+      const stored = receiver.url.replace('http://', 'http://legacy:hunter2@');
+      const hidden = receiver.url.replace('http://', 'http://***:***@');
+      await database.db.update(alerts).set({ webhookUrl: stored }).where(eq(alerts.id, id));
+      const list = await text(await browser.get('/dashboard/alerts'));
+      const before = await text(await browser.get(`/dashboard/alerts/${id}`));
+      for (const shown of [list, before]) expect(shown).not.toMatch(/hunter2|legacy:/);
+      expect(before).toContain(`value="${hidden}"`);
+      // the edit form sends the URL as shown: unchanged, so the stored one is kept
+      const renamed = await browser.post(`/dashboard/alerts/${id}`, { form_token: formTokenOf(before), name: 'Legacy renamed', query: 'type=listing.added', webhook_url: hidden });
+      expect(renamed.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=saved`);
+      expect((await database.db.select({ url: alerts.webhookUrl, name: alerts.name }).from(alerts).where(eq(alerts.id, id)))[0]).toEqual({ url: stored, name: 'Legacy renamed' });
+      await database.db.update(alerts).set({ webhookDisabledAt: new Date(), webhookDisabledReason: 'the receiver answered 410 Gone' }).where(eq(alerts.id, id));
+      const page = await text(await browser.get(`/dashboard/alerts/${id}`));
+      // turning it back on sets the stored URL again, which is refused for its credentials
+      const on = await postOnPage(browser, id, '/webhook-on');
+      expect(on.status).toBe(400);
+      expect(words(await text(on))).toContain(WEBHOOK_URL_CREDENTIALS);
+      // a new URL without them turns it on
+      const edit = formTokenOf(page);
+      const saved = await browser.post(`/dashboard/alerts/${id}`, { form_token: edit, name: 'Legacy renamed', query: 'type=listing.added', webhook_url: receiver.url });
+      expect(saved.headers.get('location')).toBe(`/dashboard/alerts/${id}?notice=saved`);
+      expect((await database.db.select({ url: alerts.webhookUrl, off: alerts.webhookDisabledAt }).from(alerts).where(eq(alerts.id, id)))[0]).toEqual({ url: receiver.url, off: null });
     });
 
     it('pages a long delivery log with an "older" link, newest first', async () => {

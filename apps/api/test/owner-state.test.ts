@@ -20,6 +20,7 @@ import { loadCursorSecret } from '../src/search/cursor-secret';
 import { parseAllowedHosts } from '../src/webhooks/address-rules';
 import { jsonlFeed } from './support/feeds';
 import { startSmtpSink, type SmtpSink } from './support/smtp-sink-process';
+import { confirmDigestAddress } from './support/digest-addresses';
 import { startApi, type RunningApi } from './support/start-api';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
@@ -79,6 +80,8 @@ for (const { engine, skip } of testEngines()) {
     const newAccount = async (email: string) => {
       const account = await createAccount(test.database, { email, planId: 'pro', at: new Date() });
       const key = await createKey(test.database, { planId: 'pro', environment: 'live', accountId: account.id });
+      // its address confirmed, as its owner would: these digests stop for the owner's state alone
+      await confirmDigestAddress(test.database, email);
       return { id: account.id, key: key.key, keyId: key.id };
     };
 

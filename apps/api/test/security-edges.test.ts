@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { apiKeys, eq } from '@domain-index/db';
+import { apiKeys, digestRecipients, eq } from '@domain-index/db';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, issueLink } from '../src/accounts/account-store';
 import { createKey } from '../src/auth/key-store';
+import { unsubscribeToken } from '../src/alerts/unsubscribe-token';
+import { loadCursorSecret } from '../src/search/cursor-secret';
 import { createAccountKey } from '../src/accounts/account-keys';
 import { SIGN_IN_LIMITS, SignInLimiter } from '../src/dashboard/sign-in-limiter';
 import { systemClock } from '../src/clock';
@@ -305,6 +307,66 @@ describe('headers on every response', () => {
         if (dashboard) expect(response.headers.get('cache-control'), what).toBe('no-store');
       }
     }
+  });
+
+  it('sends the page headers on every HTML page: the dashboard, its password-reset pages, the unsubscribe and confirmation pages and the docs', async () => {
+    const account = await createAccount(plain.test.database, { email: `pages-${randomBytes(4).toString('hex')}@example.com`, planId: 'pro', at: new Date() });
+    const resetToken = await issueLink(plain.test.database, account.id, new Date());
+    const secret = await loadCursorSecret(plain.test.database);
+    const unsubscribe = (issued: Date) => `/alerts/unsubscribe/alt_nopage/${unsubscribeToken(secret, 'alt_nopage', issued)}`;
+    // confirmation links as the digest worker mails them: the token's hash stored, with when it was sent
+    const [confirmToken, expiredToken] = [randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')];
+    const hashed = (token: string) => createHash('sha256').update(token).digest('hex');
+    await plain.test.database.db.insert(digestRecipients).values([
+      { address: `fresh-${randomBytes(4).toString('hex')}@example.com`, confirmTokenHash: hashed(confirmToken), confirmSentAt: new Date() },
+      { address: `old-${randomBytes(4).toString('hex')}@example.com`, confirmTokenHash: hashed(expiredToken), confirmSentAt: new Date(Date.now() - 8 * 86_400_000) },
+    ]);
+    const form = { method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: plain.baseUrl }, body: 'password=short' };
+    const pages: { what: string; path: string; init?: RequestInit; status: number; referrer: string }[] = [
+      { what: 'sign-in', path: '/dashboard/sign-in', status: 200, referrer: 'same-origin' },
+      { what: 'forgot password', path: '/dashboard/forgot-password', status: 200, referrer: 'same-origin' },
+      { what: 'set password', path: `/dashboard/set-password/${resetToken}`, status: 200, referrer: 'same-origin' },
+      { what: 'set password refused', path: `/dashboard/set-password/${resetToken}`, init: form, status: 400, referrer: 'same-origin' },
+      { what: 'set password, spent link', path: `/dashboard/set-password/${'x'.repeat(43)}`, status: 410, referrer: 'same-origin' },
+      { what: 'unsubscribe prompt', path: unsubscribe(new Date()), status: 200, referrer: 'no-referrer' },
+      { what: 'unsubscribe done', path: unsubscribe(new Date()), init: { method: 'POST' }, status: 200, referrer: 'no-referrer' },
+      { what: 'unsubscribe expired', path: unsubscribe(new Date(Date.now() - 91 * 86_400_000)), status: 410, referrer: 'no-referrer' },
+      { what: 'unsubscribe not valid', path: '/alerts/unsubscribe/alt_nopage/1.forged', status: 404, referrer: 'no-referrer' },
+      { what: 'confirmation prompt', path: `/alerts/confirm-email/${confirmToken}`, status: 200, referrer: 'no-referrer' },
+      { what: 'confirmation done', path: `/alerts/confirm-email/${confirmToken}`, init: { method: 'POST' }, status: 200, referrer: 'no-referrer' },
+      { what: 'confirmation used', path: `/alerts/confirm-email/${confirmToken}`, status: 404, referrer: 'no-referrer' },
+      { what: 'confirmation expired', path: `/alerts/confirm-email/${expiredToken}`, status: 410, referrer: 'no-referrer' },
+    ];
+    for (const { what, path, init, status, referrer } of pages) {
+      const response = await fetch(`${plain.baseUrl}${path}`, init);
+      expect(response.status, what).toBe(status);
+      expect(response.headers.get('content-type'), what).toMatch(/^text\/html/);
+      expect(response.headers.get('content-security-policy'), what).toBe("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
+      expect(response.headers.get('x-frame-options'), what).toBe('DENY');
+      expect(response.headers.get('x-content-type-options'), what).toBe('nosniff');
+      expect(response.headers.get('referrer-policy'), what).toBe(referrer);
+      expect(response.headers.get('cache-control'), what).toBe('no-store');
+      await response.arrayBuffer();
+    }
+    const docs = await fetch(`${plain.baseUrl}/docs`);
+    expect(docs.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect([docs.headers.get('x-frame-options'), docs.headers.get('x-content-type-options'), docs.headers.get('referrer-policy')]).toEqual(['DENY', 'nosniff', 'no-referrer']);
+    await docs.arrayBuffer();
+  });
+
+  it("writes a mailed link's token nowhere in the lines of a failure on its page", async () => {
+    const token = `${Math.floor(Date.now() / 1000).toString(36)}.Zm9yZ2VkLXRva2VuLXRoYXQtZmFpbHM`;
+    const confirm = randomBytes(32).toString('base64url');
+    for (const path of [`/alerts/unsubscribe/alt_failing/${token}`, `/alerts/confirm-email/${confirm}`]) {
+      const response = await fetch(`${failing.baseUrl}${path}`);
+      expect(response.status, path).toBe(500);
+      await response.arrayBuffer();
+    }
+    const lines = failing.logLines.filter((line) => line.includes('/alerts/'));
+    expect(lines.some((line) => line.includes('"path":"/alerts/unsubscribe/alt_failing/[redacted]"'))).toBe(true);
+    expect(lines.some((line) => line.includes('"path":"/alerts/confirm-email/[redacted]"'))).toBe(true);
+    expect(failing.logLines.join('\n')).not.toContain(token.split('.')[1]);
+    expect(failing.logLines.join('\n')).not.toContain(confirm);
   });
 
   it('sends them on a 500 too', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Alert, Event } from '@domain-index/contract';
+import { WEBHOOK_URL_REFUSED, type Alert, type Event } from '@domain-index/contract';
 import { sql } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import type { SourceConfig } from '@domain-index/indexer';
@@ -15,7 +15,7 @@ import { createAccount } from '../src/accounts/account-store';
 import { createKey } from '../src/auth/key-store';
 import { systemClock } from '../src/clock';
 import { importBatch } from '../src/indexing/import-batch';
-import { createLogger } from '../src/logger';
+import { createLogger, type Logger } from '../src/logger';
 import { loadConfig } from '../src/config';
 import { Mailer } from '../src/mail/mailer';
 import { loadCursorSecret } from '../src/search/cursor-secret';
@@ -53,12 +53,12 @@ for (const { engine, skip } of testEngines()) {
     let names = 0;
 
     /** The delivery as the worker runs it, with a short retry schedule and disable window. */
-    async function deliveries(options: { schedule?: number[]; disableAfterMs?: number; allowList?: AllowList; resolve?: Resolver; mailer?: Mailer } = {}) {
+    async function deliveries(options: { schedule?: number[]; disableAfterMs?: number; allowList?: AllowList; resolve?: Resolver; mailer?: Mailer; logger?: Logger } = {}) {
       const context = new AlertContext(test.database, { allowList: options.allowList ?? loopback });
       return deliveryTask({
         database: test.database,
         clock: systemClock,
-        logger: silent,
+        logger: options.logger ?? silent,
         publicUrl: 'http://127.0.0.1',
         secret: await loadCursorSecret(test.database),
         secretBox: () => context.secretBox(),
@@ -127,6 +127,25 @@ for (const { engine, skip } of testEngines()) {
       await api.raw(`/api/v1/alerts/${alert.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     });
 
+    it('still delivers, with Basic authentication, to a URL stored with credentials before they were refused, and never shows them', async () => {
+      receiver.received.length = 0;
+      receiver.answerWith(() => ({ status: 200 }));
+      const alert = await create({ name: 'legacy credentials', query: 'type=listing.added', webhook_url: receiver.url });
+      const withCredentials = receiver.url.replace('http://', 'http://legacy:hunter2@');
+      await test.database.db.execute(sql`update alerts set webhook_url = ${withCredentials} where id = ${alert.id}`);
+      await addListings(1);
+      const task = await deliveries();
+      await until('the message arrived', async () => {
+        await task.run();
+        return receiver.received.length >= 1;
+      });
+      expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('legacy:hunter2').toString('base64')}`);
+      const shown = await (await api.raw(`/api/v1/alerts/${alert.id}`, { headers: { authorization: `Bearer ${key}` } })).text();
+      expect(shown).toContain('http://***:***@127.0.0.1:');
+      expect(shown).not.toContain('hunter2');
+      await api.raw(`/api/v1/alerts/${alert.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    });
+
     it('sends a message again with the same webhook-id after 500, 500, then never after the 200', async () => {
       receiver.received.length = 0;
       receiver.answerWith((index) => (index < 2 ? { status: 500, body: 'busy' } : { status: 200 }));
@@ -190,7 +209,7 @@ for (const { engine, skip } of testEngines()) {
       await api.raw(`/api/v1/alerts/${gone.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     });
 
-    it('refuses at send a name that resolved to an allowed address when saved and now resolves to a private one, without connecting', async () => {
+    it('refuses at send a name that resolved to an allowed address when saved and now resolves to a private one, without connecting, and logs for its owner only the generic refusal', async () => {
       receiver.received.length = 0;
       receiver.answerWith(() => ({ status: 200 }));
       const port = new URL(receiver.url).port;
@@ -207,13 +226,23 @@ for (const { engine, skip } of testEngines()) {
       const alert = (await response.json()) as Created;
       answer = '10.0.0.1';
       await addListings(1);
-      const task = await deliveries({ allowList: ranges, resolve, schedule: [0, 60] });
+      const lines: string[] = [];
+      const logger = createLogger('warn', new Writable({
+          write: (chunk: Buffer, _encoding, done) => {
+            lines.push(chunk.toString('utf8'));
+            done();
+          },
+        }));
+      const task = await deliveries({ allowList: ranges, resolve, schedule: [0, 60], logger });
       await until('the attempt was recorded', async () => {
         await task.run();
         return (await get(alert.id)).last_delivery?.attempts === 1;
       });
       const log = (await (await rebinding.raw(`/api/v1/alerts/${alert.id}/deliveries`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { http_status: number | null; error: string | null }[] };
-      expect(log.data[0]).toMatchObject({ http_status: null, error: expect.stringContaining('10.0.0.1') as string });
+      expect(log.data[0]).toMatchObject({ http_status: null, error: WEBHOOK_URL_REFUSED });
+      expect(JSON.stringify(log)).not.toContain('10.0.0.1');
+      // the operator's log line says which address refused it
+      expect(lines.join('')).toContain('hooks.test resolves to 10.0.0.1, a private address (10.0.0.0/8)');
       expect(receiver.received).toHaveLength(0);
       await rebinding.close();
       await api.raw(`/api/v1/alerts/${alert.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });

@@ -10,6 +10,7 @@ import {
   deliveryListSchema,
   deliveryQuerySchema,
   DIGEST_PERIODS,
+  DIGEST_STATUSES,
   queuedDeliverySchema,
   updateAlertSchema,
   webhookPayloadSchema,
@@ -176,6 +177,9 @@ export interface WebhookPayload ${objectBody(webhookPayloadSchema, '', false)}
 /** How often an email digest is sent. */
 export type DigestPeriod = (typeof DIGEST_PERIODS)[number];
 
+/** Whether an alert's email digest reaches its address (\`Alert.email_digest_status\`). */
+export type DigestStatus = (typeof DIGEST_STATUSES)[number];
+
 /** The response of a lookup. */
 export interface LookupEnvelope ${typeOf(lookupEnvelopeSchema, '')}
 
@@ -191,6 +195,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 ${constant('EVENT_TYPES', 'Every type of event of the change feed.', EVENT_TYPES)}
 ${constant('DIGEST_PERIODS', 'How often an email digest can be sent.', DIGEST_PERIODS)}
+${constant('DIGEST_STATUSES', 'The states of an email digest: waiting for its address to be confirmed, confirmed, or unsubscribed.', DIGEST_STATUSES)}
 ${constant('LISTING_STATUSES', 'The statuses of a listing.', LISTING_STATUSES)}
 ${constant('STATUS_FILTERS', 'Values of the status parameter.', STATUS_FILTERS)}
 ${constant('SORT_FIELDS', 'Fields a search can be sorted by.', SORT_FIELDS)}

@@ -23,6 +23,7 @@ export type {
   DeliveryListEnvelope,
   DeliveryParams,
   DigestPeriod,
+  DigestStatus,
   Domain,
   ErrorCode,
   ErrorEnvelope,
@@ -38,7 +39,7 @@ export type {
   UpdateAlert,
   WebhookPayload,
 } from './generated/api-types';
-export { DIGEST_PERIODS, ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
+export { DIGEST_PERIODS, DIGEST_STATUSES, ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
 export { AlertPage } from './alert-page';
 export { DeliveryPage } from './delivery-page';
 export { EventPage } from './event-page';

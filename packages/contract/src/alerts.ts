@@ -8,6 +8,30 @@ export const DIGEST_PERIODS = ['hourly', 'daily'] as const;
 /** An email digest's period. */
 export type DigestPeriod = (typeof DIGEST_PERIODS)[number];
 
+/**
+ * The one answer to a webhook URL this service will not send to (an address that is not public,
+ * a name that does not resolve to a public one, plain http): the same for every such URL, when
+ * an alert is saved and in the delivery log, so it tells nothing of addresses or ranges.
+ */
+export const WEBHOOK_URL_REFUSED = 'webhook_url must be a public https URL that this service may reach';
+
+/**
+ * The answer to a webhook URL with a user name or password in it: credentials in a URL end up in
+ * logs and screens along the way, and the signature already proves who sent a request.
+ */
+export const WEBHOOK_URL_CREDENTIALS =
+  "webhook_url: a user name or password in the URL (https://user:password@host) is not accepted; verify the webhook-signature header with the alert's signing secret, or put a secret token in the URL's path (https://host/hooks/<token>)";
+
+/**
+ * Whether an alert's email digest can reach its address: `pending_confirmation` until the owner
+ * of the address clicks the link of the confirmation email (no digest is sent before),
+ * `confirmed`, or `unsubscribed` once the address used an unsubscribe link (no digest goes to it,
+ * from any alert, until it is confirmed again).
+ */
+export const DIGEST_STATUSES = ['pending_confirmation', 'confirmed', 'unsubscribed'] as const;
+/** An email digest's state, as DIGEST_STATUSES describes it. */
+export type DigestStatus = (typeof DIGEST_STATUSES)[number];
+
 /** The bounds of an alert's fields. */
 export const ALERT_LIMITS = { nameMaxLength: 100, queryMaxLength: 2_000, urlMaxLength: 2_048, bodyMaxBytes: 16 * 1024 } as const;
 
@@ -39,8 +63,8 @@ export const createAlertSchema = z
   .object({
     name: name.describe('Your name for the alert, 1-100 characters'),
     query: alertQuerySchema.describe(QUERY_DESCRIPTION),
-    webhook_url: webhookUrl.nullable().optional().describe('Where matching events are POSTed, signed per Standard Webhooks; https only'),
-    email_digest: emailDigest.nullable().optional().describe('An email of the matches every hour or day, to the account\'s address (needs SMTP on the server)'),
+    webhook_url: webhookUrl.nullable().optional().describe('Where matching events are POSTed, signed per Standard Webhooks; https only, without a user name or password (put a secret token in the path if you need one)'),
+    email_digest: emailDigest.nullable().optional().describe('An email of the matches every hour or day, to the account\'s address (needs SMTP on the server); sent once the address is confirmed: a confirmation email goes to it first'),
   })
   .strict();
 
@@ -53,7 +77,10 @@ export const updateAlertSchema = z
       .nullable()
       .optional()
       .describe('Where matching events are POSTed; https only. Setting it again turns a disabled webhook back on; a first webhook gets its signing secret in this answer. null: no webhook'),
-    email_digest: emailDigest.nullable().optional().describe('hourly or daily: an email of the matches (needs SMTP on the server); null: no email'),
+    email_digest: emailDigest
+      .nullable()
+      .optional()
+      .describe('hourly or daily: an email of the matches (needs SMTP on the server); setting it while the address is not confirmed (or unsubscribed) mails a new confirmation link, and nothing is sent until it is clicked. null: no email'),
     paused: z
       .boolean({ invalid_type_error: 'must be true or false' })
       .optional()
@@ -68,12 +95,16 @@ export const alertSchema = z
     id: z.string().describe('`alt_` and random characters'),
     name: z.string(),
     query: z.string().describe('The filter, as a normalised query string of GET /api/v1/events'),
-    webhook_url: z.string().nullable(),
+    webhook_url: z.string().nullable().describe('As saved; a user name and password stored before they were refused are shown as ***'),
     webhook_state: z
       .enum(['active', 'disabled', 'none'])
       .describe('disabled: turned off after 410 Gone or 5 days of failures (see webhook_disabled_reason); set the URL again to turn it back on'),
     webhook_disabled_reason: z.string().nullable(),
     email_digest: emailDigest.nullable(),
+    email_digest_status: z
+      .enum(DIGEST_STATUSES)
+      .nullable()
+      .describe('pending_confirmation: no digest is sent until the link of the confirmation email is clicked; confirmed: digests are sent; unsubscribed: the address used an unsubscribe link and gets nothing until it is confirmed again (set email_digest to mail a new link). null without a digest'),
     paused: z.boolean(),
     created: timestampSchema,
     updated: timestampSchema,

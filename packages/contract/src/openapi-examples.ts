@@ -288,6 +288,7 @@ export const ALERT_EXAMPLE: Alert = {
   webhook_state: 'active',
   webhook_disabled_reason: null,
   email_digest: 'daily',
+  email_digest_status: 'confirmed',
   paused: false,
   created: '2026-11-20T09:12:44.120Z',
   updated: '2026-11-20T09:12:44.120Z',

@@ -1,5 +1,6 @@
 import type { ApiErrorBody, ErrorCode } from './errors';
 import type { Contract } from './contract';
+import { WEBHOOK_URL_REFUSED } from './alerts';
 import {
   ALERT_ID_EXAMPLE,
   CREATE_ALERT_EXAMPLE,
@@ -124,7 +125,7 @@ console.log('stopped; resume with after =', cursor);
     errorExamples: {
       invalid_parameter: {
         code: 'invalid_parameter',
-        message: 'webhook_url: hooks.internal.example resolves to 10.1.2.3, a private address (10.0.0.0/8): webhooks are not sent there',
+        message: WEBHOOK_URL_REFUSED,
         param: 'webhook_url',
       },
     },

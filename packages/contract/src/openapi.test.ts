@@ -245,6 +245,15 @@ describe('the OpenAPI document', () => {
     expect(example('searchDomains', 400, 'invalid_parameter')).toMatchObject({ error: { param: 'max_price' } });
   });
 
+  it('documents Cache-Control: no-store on every answer of every alerts operation, and on no other', () => {
+    for (const { path, operation: op } of operations) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const headers = response.headers as Record<string, Json>;
+        expect(headers['Cache-Control']?.example, `${op.operationId} ${status}`).toBe(path.startsWith('/api/v1/alerts') ? 'no-store' : undefined);
+      }
+    }
+  });
+
   it('has license, servers, operation ids and defined tags', () => {
     expect((document.info as Json).license).toMatchObject({ name: 'MIT' });
     expect(document.servers).toMatchObject([{ url: 'https://api.domains.test' }]);

@@ -72,6 +72,10 @@ function rateLimitHeadersFor(codes: readonly ErrorCode[] | undefined): Json {
 }
 
 const REQUEST_ID: Json = { 'X-Request-Id': header('Echoes a well-formed incoming X-Request-Id, else a new one', 'req_5f1c2a9e8b7d4c3a') };
+/** On every answer about alerts: they carry signing secrets (once) and webhook URLs, which may hold a token. */
+const NO_STORE: Json = {
+  'Cache-Control': { description: '`no-store`: no browser, proxy or client cache keeps an answer about alerts (a signing secret, a webhook URL)', schema: { type: 'string' }, example: 'no-store' },
+};
 const RETRY_AFTER: Json = {
   'Retry-After': header('Seconds to wait before retrying: the real reset of the window on a 429, a short pause on a 5xx', 1260),
 };
@@ -235,7 +239,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       for (const [statusText, response] of Object.entries(responses)) {
         const status = Number(statusText);
         const statusCodes = status < 400 ? undefined : codes.filter((code) => ERROR_STATUS[code] === status);
-        response.headers = { ...REQUEST_ID, ...rateLimitHeadersFor(statusCodes), ...(status === 429 || status >= 500 ? RETRY_AFTER : {}) };
+        response.headers = { ...REQUEST_ID, ...rateLimitHeadersFor(statusCodes), ...(status === 429 || status >= 500 ? RETRY_AFTER : {}), ...(docs.tag === 'Alerts' ? NO_STORE : {}) };
         const media = (response.content as Record<string, Json>)['application/json']!;
         media.schema = referToComponents(media.schema, named);
         if (statusCodes === undefined) {

@@ -1,14 +1,17 @@
-import type { Alert, DigestPeriod } from '@domain-index/contract';
+import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED, type Alert, type DigestPeriod } from '@domain-index/contract';
 import { alerts, and, eq, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/api-error';
 import { orQueryFailed } from '../http/query-failed';
-import { checkWebhookTarget } from '../webhooks/safe-request';
+import type { Logger } from '../logger';
+import { checkWebhookTarget, parseWebhookUrl } from '../webhooks/safe-request';
+import { hasCredentials } from '../webhooks/url-credentials';
 import { generateWebhookSecret } from '../webhooks/signing';
 import type { AlertContext } from './alert-deps';
 import { parseAlertQuery } from './alert-query';
 import { alertObjects, auditAlertAction, countOwnAlerts, findAlert, listOwnAlerts, lockOwnerAlerts, newAlertId, newestEventPosition, type AlertOwner } from './alert-store';
 import { decodeDeliveryCursor, readDeliveryLog, type DeliveryAttempt } from './delivery-log';
+import { requestConfirmation } from './digest-recipients';
 import { queueTestMessage } from './outbox';
 
 /** Who acts on alerts: an API key, or a person signed in to the dashboard. */
@@ -99,7 +102,7 @@ async function withKeeper<T>(run: (keep: SecretKeeper | undefined) => Promise<T>
  */
 export class AlertActions {
   constructor(
-    private readonly deps: { database: Database; clock: Clock },
+    private readonly deps: { database: Database; clock: Clock; logger?: Logger | undefined },
     private readonly context: AlertContext,
   ) {}
 
@@ -138,7 +141,7 @@ export class AlertActions {
   async create(actor: AlertActor, plan: AlertPlan, body: NewAlert, keep?: SecretKeeper): Promise<AlertWithSecret> {
     const { database } = this.deps;
     const query = parseAlertQuery(body.query);
-    const webhookUrl = body.webhook_url === null || body.webhook_url === undefined ? null : await this.checkedWebhookUrl(body.webhook_url);
+    const webhookUrl = body.webhook_url === null || body.webhook_url === undefined ? null : await this.checkedWebhookUrl(actor, body.webhook_url);
     const digest = body.email_digest ?? null;
     this.checkDigest(digest, actor.email);
     if (webhookUrl === null && digest === null) {
@@ -171,6 +174,8 @@ export class AlertActions {
             createdAt: now,
             updatedAt: now,
           });
+          // a digest goes to a confirmed address only: setting one asks for a confirmation mail
+          if (digest !== null && actor.email !== null) await requestConfirmation(tx, actor.email, now);
           await auditAlertAction(tx, actor.owner, { keyId: actor.keyId, at: now, ip: actor.ip, kind: 'alert_created', detail: `${body.name} (${id})` });
           await keeper?.(tx, id, secret);
           return true;
@@ -202,7 +207,7 @@ export class AlertActions {
       if (body.webhook_url === null) {
         Object.assign(changes, { webhookUrl: null, webhookSecret: null, previousWebhookSecret: null, secretRotatedAt: null, webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
       } else {
-        Object.assign(changes, { webhookUrl: await this.checkedWebhookUrl(body.webhook_url), webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
+        Object.assign(changes, { webhookUrl: await this.checkedWebhookUrl(actor, body.webhook_url), webhookDisabledAt: null, webhookDisabledReason: null, failingSince: null });
       }
     }
     if (body.email_digest !== undefined) {
@@ -231,6 +236,9 @@ export class AlertActions {
             const cancelledReason = body.webhook_url === null ? 'webhook removed' : 'webhook changed';
             await tx.update(webhookDeliveries).set({ status: 'cancelled', cancelledReason }).where(and(eq(webhookDeliveries.alertId, row.id), eq(webhookDeliveries.status, 'pending')));
           }
+          // setting a digest (again) asks for a confirmation mail unless the address is confirmed:
+          // the one way for an address that unsubscribed to get a new link
+          if (typeof changes.emailDigest === 'string' && changes.emailTo != null) await requestConfirmation(tx, changes.emailTo, now);
           await auditAlertAction(tx, actor.owner, { keyId: actor.keyId, at: now, ip: actor.ip, kind: 'alert_changed', detail: `${row.name} (${row.id}): ${fields.join(', ')}` });
           if (secret !== null) await keeper?.(tx, row.id, secret);
         }),
@@ -277,6 +285,20 @@ export class AlertActions {
     return { alert: await this.get(actor.owner, row.id), secret };
   }
 
+  /**
+   * Asks again for a confirmation mail to the address of the alert's digest (one that was lost,
+   * expired, or an address that unsubscribed and wants digests again); nothing when it is
+   * confirmed. The digest worker mails it.
+   */
+  async resendConfirmation(actor: AlertActor, id: string): Promise<AlertRow> {
+    const row = await this.owned(actor.owner, id);
+    if (row.emailDigest === null || row.emailTo === null) throw new ApiError('invalid_parameter', 'the alert has no email digest, so no address to confirm; set email_digest first', 'id');
+    const now = this.deps.clock.now();
+    const address = row.emailTo;
+    await orQueryFailed(() => requestConfirmation(this.deps.database.db, address, now));
+    return row;
+  }
+
   /** Queues a `test` message now; returns its id (the webhook-id). */
   async sendTest(actor: AlertActor, id: string): Promise<{ alert: AlertRow; deliveryId: string }> {
     const { database } = this.deps;
@@ -311,16 +333,27 @@ export class AlertActions {
     return row;
   }
 
-  /** Checks a webhook URL as it would be sent to (https, an address the rules allow), or refuses it naming `webhook_url`. */
-  private async checkedWebhookUrl(url: string): Promise<string> {
+  /**
+   * Checks a webhook URL as it would be sent to (https, an address the rules allow, no user name
+   * or password in it), or refuses it naming `webhook_url`: a refused target with the one
+   * WEBHOOK_URL_REFUSED, its reason in the operator's log only.
+   */
+  private async checkedWebhookUrl(actor: AlertActor, url: string): Promise<string> {
+    const parsed = parseWebhookUrl(url);
+    // before any lookup: the fix is the customer's whatever the host is
+    if (parsed.ok && hasCredentials(parsed.url)) throw new ApiError('invalid_parameter', WEBHOOK_URL_CREDENTIALS, 'webhook_url');
     const target = await checkWebhookTarget(url, {
       allowList: this.context.allowList,
       // a resolver that hangs must not hold the request: the answer then says resolving took too long
       deadline: performance.now() + RESOLVE_ON_SAVE_MS,
       ...(this.context.resolve !== undefined && { resolve: this.context.resolve }),
     });
-    if (!target.ok) throw new ApiError('invalid_parameter', `webhook_url: ${target.message}`, 'webhook_url');
-    return target.url.toString();
+    if (target.ok) return target.url.toString();
+    if (target.message === WEBHOOK_URL_REFUSED) {
+      this.deps.logger?.info({ ...actor.owner, keyId: actor.keyId ?? undefined, error: target.error, detail: target.detail }, 'a webhook_url was refused');
+      throw new ApiError('invalid_parameter', WEBHOOK_URL_REFUSED, 'webhook_url');
+    }
+    throw new ApiError('invalid_parameter', `webhook_url: ${target.message}`, 'webhook_url');
   }
 
   private checkDigest(digest: string | null | undefined, email: string | null): void {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Alert } from '@domain-index/contract';
+import type { Alert, DigestStatus } from '@domain-index/contract';
 import { recordAudit } from '../accounts/audit';
+import { shownWebhookUrl } from '../webhooks/url-credentials';
+import { digestRecipientsOf, digestStatusOf, recipientFor } from './digest-recipients';
 import { accounts, alerts, and, apiKeys, desc, eq, inArray, sql, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 
 /** Who owns an alert: the key's account, or the key itself when it has none. */
@@ -79,23 +81,25 @@ async function lastDeliveries(database: Database, ids: readonly string[]): Promi
   return new Map(rows.map((row) => [row.alertId, { id: row.id, created: row.createdAt.toISOString(), status: row.status as LastDelivery['status'], attempts: row.attempts }]));
 }
 
-/** Alerts as the API shows them, with their latest delivery. */
+/** Alerts as the API shows them, with their latest delivery and their digest address's state. */
 export async function alertObjects(database: Database, rows: readonly AlertRow[]): Promise<Alert[]> {
   const latest = await lastDeliveries(database, rows.map((row) => row.id));
-  return rows.map((row) => alertObject(row, latest.get(row.id) ?? null));
+  const recipients = await digestRecipientsOf(database, rows.flatMap((row) => (row.emailTo === null ? [] : [row.emailTo])));
+  return rows.map((row) => alertObject(row, latest.get(row.id) ?? null, row.emailDigest === null || row.emailTo === null ? null : digestStatusOf(recipientFor(recipients, row.emailTo))));
 }
 
 /** One alert as the API shows it. */
-export function alertObject(row: AlertRow, lastDelivery: LastDelivery | null): Alert {
+function alertObject(row: AlertRow, lastDelivery: LastDelivery | null, digestStatus: DigestStatus | null): Alert {
   return {
     object: 'alert',
     id: row.id,
     name: row.name,
     query: row.queryString,
-    webhook_url: row.webhookUrl,
+    webhook_url: row.webhookUrl === null ? null : shownWebhookUrl(row.webhookUrl),
     webhook_state: row.webhookUrl === null ? 'none' : row.webhookDisabledAt === null ? 'active' : 'disabled',
     webhook_disabled_reason: row.webhookDisabledReason,
     email_digest: (row.emailDigest as Alert['email_digest']) ?? null,
+    email_digest_status: digestStatus,
     paused: row.paused,
     created: row.createdAt.toISOString(),
     updated: row.updatedAt.toISOString(),

@@ -2,6 +2,7 @@ import { and, inArray, lt, sql, webhookAttempts, webhookDeliveries, type Databas
 import type { Mailer } from '../mail/mailer';
 import { BackgroundLoop } from '../background/background-loop';
 import { DELIVERY_LOG_DAYS } from './delivery-log';
+import { sendConfirmations } from './digest-recipients';
 import { sendDueDigests } from './digests';
 import { webhookDisabledNotice } from './disabled-notice';
 import { fillOutbox } from './outbox';
@@ -30,7 +31,7 @@ export interface DeliveryWorkerOptions extends SenderSettings {
  * 500 ms (and attempts older than the delivery log keeps, 7 days, are forgotten once
  * an hour); the webhook messages are sent by a continuous pool (delivery-pool.ts), so a receiver
  * that hangs holds one slot, never the fill, the digests or the other receivers; the email
- * digests that are due are mailed.
+ * digests that are due are mailed, after the confirmation links that were asked for.
  */
 export class Deliveries {
   readonly pool: DeliveryPool;
@@ -84,6 +85,9 @@ export class Deliveries {
   private async digests(): Promise<void> {
     const { mailer, clock, logger, publicUrl, secret, database } = this.options;
     if (mailer === undefined) return;
+    // confirmation links first: a digest waits for its address to be confirmed
+    const confirmations = await sendConfirmations(database, { mailer, clock, logger, publicUrl });
+    if (confirmations > 0) logger.info({ mailed: confirmations }, 'sent digest confirmation emails');
     const mailed = await sendDueDigests(database, { mailer, clock, logger, publicUrl, secret });
     if (mailed > 0) logger.info({ mailed }, 'sent email digests');
   }

@@ -1,4 +1,4 @@
-import { alerts, and, eq, getTableColumns, isNotNull, listingEvents, lte, sql, type AlertRow, type Database } from '@domain-index/db';
+import { alerts, and, digestRecipients, eq, getTableColumns, isNotNull, listingEvents, lte, sql, type AlertRow, type Database } from '@domain-index/db';
 import type { Event } from '@domain-index/contract';
 import type { Clock } from '../clock';
 import { eventConditions, eventsByIds } from '../events/feed-page';
@@ -7,6 +7,7 @@ import type { Mailer } from '../mail/mailer';
 import { html } from '../dashboard/html';
 import { alertEventQuery } from './alert-query';
 import { nextDigestDue } from './alert-actions';
+import { requestConfirmation } from './digest-recipients';
 import { ownerStopReason } from './owner-state';
 import { unsubscribeToken } from './unsubscribe-token';
 
@@ -31,14 +32,16 @@ export interface DigestSettings {
  * in one statement (two workers never mail the same period); the position moves past the mailed
  * events only once the mail was accepted, and a mail that fails gives the period back to be
  * tried at the next turn. A worker that dies between the two leaves the events to the next
- * period's mail: late, never lost. A paused alert, or one whose owner is no longer live
- * (ownerStopReason), has its periods pass without a mail. Returns the mails sent.
+ * period's mail: late, never lost. A paused alert, one whose owner is no longer live
+ * (ownerStopReason), and one whose address is not confirmed (digest-recipients.ts: not yet, or
+ * no longer since it unsubscribed) have their periods pass without a mail. Returns the mails sent.
  */
 export async function sendDueDigests(database: Database, settings: DigestSettings): Promise<number> {
   const now = settings.clock.now();
   const due = await database.db
-    .select({ ...getTableColumns(alerts), stopped: ownerStopReason(now) })
+    .select({ ...getTableColumns(alerts), stopped: ownerStopReason(now), confirmed: sql<boolean>`coalesce(${digestRecipients.confirmedAt} is not null, false)`, known: sql<boolean>`${digestRecipients.address} is not null` })
     .from(alerts)
+    .leftJoin(digestRecipients, eq(digestRecipients.address, sql`lower(${alerts.emailTo})`))
     .where(and(isNotNull(alerts.emailDigest), isNotNull(alerts.emailTo), lte(alerts.digestDueAt, now)));
   let sent = 0;
   for (const alert of due) {
@@ -49,9 +52,11 @@ export async function sendDueDigests(database: Database, settings: DigestSetting
       .where(and(eq(alerts.id, alert.id), eq(alerts.digestDueAt, alert.digestDueAt)))
       .returning({ position: alerts.digestPosition });
     if (claimed.length === 0) continue;
+    // an address nobody asked to confirm (an alert written by another path than the API's): asked now
+    if (!alert.known && alert.emailTo !== null) await requestConfirmation(database.db, alert.emailTo, now);
     const [head] = await database.rows<{ head: string }>(sql`select coalesce(max(id), 0)::text as head from listing_events`);
     const to = Math.max(Number(head?.head ?? 0), alert.digestPosition);
-    if (!alert.paused && alert.stopped === null) {
+    if (!alert.paused && alert.stopped === null && alert.confirmed) {
       const conditions = and(sql`${listingEvents.id} > ${alert.digestPosition} and ${listingEvents.id} <= ${to}`, eventConditions(alertEventQuery(alert.query), { sourceLoaded: 'when-asked' }));
       const [{ total } = { total: 0 }] = await database.db.select({ total: sql<number>`count(*)::int` }).from(listingEvents).where(conditions);
       if (total > 0) {
@@ -77,7 +82,7 @@ function money(value: number | null | undefined): string {
 
 /** One digest: each match's name, what happened, price, end time and link; at most DIGEST_LISTED, with a count of the rest. */
 export function digestMail(alert: AlertRow, events: readonly Event[], total: number, settings: Pick<DigestSettings, 'publicUrl' | 'secret'>, now: Date) {
-  const unsubscribeUrl = `${settings.publicUrl}/alerts/unsubscribe/${alert.id}/${unsubscribeToken(settings.secret, alert.id)}`;
+  const unsubscribeUrl = `${settings.publicUrl}/alerts/unsubscribe/${alert.id}/${unsubscribeToken(settings.secret, alert.id, now)}`;
   const period = alert.emailDigest === 'hourly' ? 'hour' : 'day';
   const rest = total - events.length;
   const more = rest > 0 ? `and ${rest} more: read them all with GET /api/v1/events?${alert.queryString}` : '';

@@ -194,7 +194,7 @@ async function record(database: Database, settings: SenderSettings, alert: Alert
   settings.onOutcome?.(ok ? 'delivered' : disable !== undefined ? 'disabled' : next === null ? 'failed' : 'retrying');
   if (!ok) {
     settings.logger.warn(
-      { alertId: alert.id, deliveryId: message.id, attempt: attempts, status: result.outcome === 'response' ? result.status : undefined, error: result.outcome === 'failure' ? result.error : undefined, nextAttemptAt: next?.toISOString() },
+      { alertId: alert.id, deliveryId: message.id, attempt: attempts, status: result.outcome === 'response' ? result.status : undefined, error: result.outcome === 'failure' ? result.error : undefined, detail: result.outcome === 'failure' ? result.detail : undefined, nextAttemptAt: next?.toISOString() },
       disable !== undefined ? 'webhook disabled' : next === null ? 'webhook message failed: its retries are spent' : 'webhook attempt failed; it will be retried',
     );
   }

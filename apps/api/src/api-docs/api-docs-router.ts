@@ -56,7 +56,11 @@ export function apiDocsRouter(options: ApiDocsOptions = {}): Router {
     res.setHeader('Content-Type', type);
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (policy !== undefined) res.setHeader('Content-Security-Policy', policy);
+    if (policy === undefined) return;
+    // an HTML page: with the framing and Referer rules of every page the service writes
+    res.setHeader('Content-Security-Policy', policy);
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
   };
   const send = (res: Response, type: string, body: string, policy?: string) => {
     headers(res, type, policy);

@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
 import { io } from '../embedded/cli-io';
+import { shownWebhookUrl } from '../webhooks/url-credentials';
 
 /** The owner options of the `alerts` commands. */
 export interface OwnerOptions {
@@ -71,7 +72,7 @@ export function alertsListCommand(config: Config, options: OwnerOptions): Promis
       alert.id,
       alert.owner,
       stateOf(alert),
-      alert.webhookUrl ?? '-',
+      alert.webhookUrl === null ? '-' : shownWebhookUrl(alert.webhookUrl),
       alert.emailDigest === null ? '-' : `${alert.emailDigest} to ${alert.emailTo ?? '-'}`,
       lastDeliveryOf(alert),
       alert.name,

@@ -8,6 +8,7 @@ import { ApiError, sendError } from './api-error';
 import { internalError } from './query-failed';
 import { failureLine } from '../failure-line';
 import { routeLabel } from '../ops/request-metrics';
+import { redactUrl } from './request-log';
 
 /**
  * The last handler: every failure leaves as an error envelope. Unexpected errors are logged
@@ -53,7 +54,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 /**
- * A 500 is our defect, so it is logged at error level with what an operator needs to find it:
+ * A 500 is our defect, so it is logged at error level with what an operator needs to find it
+ * (the path redacted as the access log has it: a mailed link's token is in its path):
  * for a statement the database refused, its SQLSTATE and routine; and the names of the query
  * parameters in force (not their values, which are the customer's).
  */
@@ -63,15 +65,15 @@ function logDefect(logger: Logger, cause: unknown, req: Request, res: Response):
   const pooler = poolerMisconfiguration(cause);
   if (pooler !== undefined) {
     // not a statement of ours at fault but the deployment: the line names the fix
-    logger.error({ sqlstate: failure.sqlstate, requestId: res.locals.requestId, path: req.path }, pooler);
+    logger.error({ sqlstate: failure.sqlstate, requestId: res.locals.requestId, path: redactUrl(req.path) }, pooler);
     return;
   }
   if (failure.sqlstate !== undefined) {
     const { sqlstate, routine, message } = failure;
-    logger.error({ sqlstate, routine, params, requestId: res.locals.requestId, path: req.path }, `the database refused a statement we built: ${message}`);
+    logger.error({ sqlstate, routine, params, requestId: res.locals.requestId, path: redactUrl(req.path) }, `the database refused a statement we built: ${message}`);
     return;
   }
-  logger.error({ err: cause, params, requestId: res.locals.requestId, path: req.path }, 'unexpected failure');
+  logger.error({ err: cause, params, requestId: res.locals.requestId, path: redactUrl(req.path) }, 'unexpected failure');
 }
 
 /** Express answers a path segment it cannot percent-decode with a 400 error. */

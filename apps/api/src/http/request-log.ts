@@ -7,8 +7,13 @@ import { isKeyLikeParam } from './reject-key-in-query';
 const REDACTED = '[redacted]';
 /** A path segment that looks like a secret token (a set-password link's is 43 characters). */
 const TOKEN_LIKE = /^[A-Za-z0-9_-]{40,}$/;
-/** The segment of a one-time link's path after which its token comes. */
-const LINK_SEGMENT = 'set-password';
+/**
+ * The segments of the links mailed to people after which their token comes, and how many
+ * segments later: a set-password link's token right after it, an unsubscribe link's after the
+ * alert's id (`/alerts/unsubscribe/<alert id>/<token>`), a digest confirmation link's right after
+ * it. These tokens are short enough (31 characters) that TOKEN_LIKE alone would miss them.
+ */
+const LINK_TOKEN_AFTER: Readonly<Record<string, number>> = { 'set-password': 1, unsubscribe: 2, 'confirm-email': 1 };
 
 /** A percent-decoded segment, or the segment as it is when it is not valid percent-encoding. */
 function decoded(segment: string): string {
@@ -21,19 +26,22 @@ function decoded(segment: string): string {
 
 /**
  * The path with its secrets replaced, segment by segment, whatever the case, the slashes or the
- * percent-encoding: what follows a `set-password` segment (a one-time link's token), anything
- * with an API key in it, and any segment long and random enough to be a token.
+ * percent-encoding: the token of a mailed link (LINK_TOKEN_AFTER), anything with an API key in
+ * it, and any segment long and random enough to be a token.
  */
 function redactPath(path: string): string {
-  let afterLink = false;
+  // counted in non-empty segments: `//` must not move a token out of reach
+  let seen = 0;
+  const tokenAt = new Set<number>();
   return path
     .split('/')
     .map((segment) => {
       if (segment === '') return segment;
+      seen += 1;
       const plain = decoded(segment);
-      const secret = afterLink || hasKeyLikeValue(plain) || TOKEN_LIKE.test(plain);
-      afterLink = plain.toLowerCase() === LINK_SEGMENT;
-      return secret ? REDACTED : segment;
+      const after = LINK_TOKEN_AFTER[plain.toLowerCase()];
+      if (after !== undefined) tokenAt.add(seen + after);
+      return tokenAt.has(seen) || hasKeyLikeValue(plain) || TOKEN_LIKE.test(plain) ? REDACTED : segment;
     })
     .join('/');
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** A year: long enough that a browser rarely asks over http, the usual value (and the preload lists' minimum). */
 export const HSTS = 'max-age=31536000';
@@ -15,4 +15,10 @@ export function securityHeaders(options: { https: boolean }): RequestHandler {
     if (options.https) res.setHeader('Strict-Transport-Security', HSTS);
     next();
   };
+}
+
+/** `Cache-Control: no-store` on a response that carries a secret: no browser, proxy or client cache keeps it. */
+export function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
 }

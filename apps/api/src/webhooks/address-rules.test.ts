@@ -237,6 +237,17 @@ function allowList(value: string): AllowList {
   return parsed.allowList;
 }
 
+const FORMS =
+  'a host name, an IP address or a CIDR, with an optional port (hooks.internal:8443, 127.0.0.1:9000, [::1]:9000); no scheme, path or wildcard';
+
+/** The entries of a list as text: `name[:port]` and `address/bits[:port]`. */
+function entries(list: AllowList): { names: string[]; ranges: string[] } {
+  return {
+    names: list.names.map(({ name, port }) => (port === undefined ? name : `${name}:${port}`)),
+    ranges: list.ranges.map(({ range: [address, bits], port }) => `${address.toString()}/${bits}${port === undefined ? '' : `:${port}`}`),
+  };
+}
+
 describe('WEBHOOK_ALLOWED_HOSTS', () => {
   it('allows nothing when unset or blank', () => {
     for (const value of [undefined, '', ' , ,']) {
@@ -247,115 +258,114 @@ describe('WEBHOOK_ALLOWED_HOSTS', () => {
 
   it('reads host names, addresses and CIDRs, with spaces around commas', () => {
     const list = allowList(
-      ' Hooks.Internal. , localhost,127.0.0.0/8, ::1 ,fd00::/8,192.168.1.10,bücher.example',
+      ' Hooks.Internal. , localhost,127.0.0.0/8, ::1 ,fd00::/8,192.168.1.10,bücher.example,[::2]',
     );
-    expect([...list.names].sort()).toEqual([
-      'hooks.internal',
-      'localhost',
-      'xn--bcher-kva.example',
-    ]);
-    expect(list.ranges.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual([
-      '127.0.0.0/8',
-      '::1/128',
-      'fd00::/8',
-      '192.168.1.10/32',
-    ]);
+    expect(entries(list)).toEqual({
+      names: ['hooks.internal', 'localhost', 'xn--bcher-kva.example'],
+      ranges: ['127.0.0.0/8', '::1/128', 'fd00::/8', '192.168.1.10/32', '::2/128'],
+    });
+  });
+
+  it('reads a port after a host name or an address, an IPv6 address with a port in brackets', () => {
+    const list = allowList('127.0.0.1:9000, [::1]:9000, host.example:8443, Hooks.Internal.:1, [fd00::7]:65535, ::1:9000');
+    expect(entries(list)).toEqual({
+      names: ['host.example:8443', 'hooks.internal:1'],
+      // without brackets "::1:9000" is an IPv6 address, with no port
+      ranges: ['127.0.0.1/32:9000', '::1/128:9000', 'fd00::7/128:65535', '::1:9000/128'],
+    });
   });
 
   it.each([
-    [
-      'https://hooks.internal',
-      '"https://hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      'hooks.internal:8080',
-      '"hooks.internal:8080" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      '*.internal',
-      '"*.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      'hooks..internal',
-      '"hooks..internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      '-hooks.internal',
-      '"-hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
+    ['https://hooks.internal', `"https://hooks.internal" is not ${FORMS}`],
+    ['*.internal', `"*.internal" is not ${FORMS}`],
+    ['*.internal:8443', `"*.internal:8443" is not ${FORMS}`],
+    ['hooks..internal', `"hooks..internal" is not ${FORMS}`],
+    ['-hooks.internal', `"-hooks.internal" is not ${FORMS}`],
     ['10.0.0.0/33', '"10.0.0.0/33" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['::/129', '"::/129" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['10.0.0/8', '"10.0.0/8" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['10.0.0.0/8/9', '"10.0.0.0/8/9" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
     ['10.0.0.0/', '"10.0.0.0/" is not a CIDR like 127.0.0.0/8 or fd00::/8'],
-    [
-      'hooks/8',
-      '"hooks/8" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      '10.0.0',
-      '"10.0.0" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      'hooks.123',
-      '"hooks.123" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      'user@hooks.internal',
-      '"user@hooks.internal" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
-    [
-      '[127.0.0.1]',
-      '"[127.0.0.1]" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)',
-    ],
+    ['10.0.0.0/8:9000', '"10.0.0.0/8:9000" is not a CIDR like 127.0.0.0/8 or fd00::/8: a CIDR takes no brackets and no port (list its addresses with their port instead)'],
+    ['[fd00::/8]:9000', '"[fd00::/8]:9000" is not a CIDR like 127.0.0.0/8 or fd00::/8: a CIDR takes no brackets and no port (list its addresses with their port instead)'],
+    ['hooks/8', `"hooks/8" is not ${FORMS}`],
+    ['hooks.internal/path', `"hooks.internal/path" is not ${FORMS}`],
+    ['10.0.0', `"10.0.0" is not ${FORMS}`],
+    ['hooks.123', `"hooks.123" is not ${FORMS}`],
+    ['user@hooks.internal', `"user@hooks.internal" is not ${FORMS}`],
+    ['[127.0.0.1]', `"[127.0.0.1]" is not ${FORMS}`],
+    ['[127.0.0.1]:9000', `"[127.0.0.1]:9000" is not ${FORMS}`],
+    ['[hooks.internal]:9000', `"[hooks.internal]:9000" is not ${FORMS}`],
+    ['hooks.internal:', '"hooks.internal:" has a port that is not a whole number from 1 to 65535'],
+    ['hooks.internal:0', '"hooks.internal:0" has a port that is not a whole number from 1 to 65535'],
+    ['127.0.0.1:65536', '"127.0.0.1:65536" has a port that is not a whole number from 1 to 65535'],
+    ['[::1]:http', '"[::1]:http" has a port that is not a whole number from 1 to 65535'],
+    ['hooks.internal:8080:1', `"hooks.internal:8080:1" is not ${FORMS}`],
   ])('refuses the entry %j, naming it', (entry, reason) => {
     expect(parseAllowedHosts(`localhost,${entry}`)).toEqual({ ok: false, reason });
   });
 
   it('matches a listed name exactly, whatever its case or trailing dot; not its subdomains or parents', () => {
     const list = allowList('hooks.internal');
-    expect(isHostAllowListed(list, 'hooks.internal')).toBe(true);
-    expect(isHostAllowListed(list, 'HOOKS.Internal.')).toBe(true);
-    expect(isHostAllowListed(list, 'a.hooks.internal')).toBe(false);
-    expect(isHostAllowListed(list, 'internal')).toBe(false);
-    expect(isHostAllowListed(list, 'hooks.internal.evil.example')).toBe(false);
+    expect(isHostAllowListed(list, 'hooks.internal', 443)).toBe(true);
+    expect(isHostAllowListed(list, 'HOOKS.Internal.', 8443)).toBe(true);
+    expect(isHostAllowListed(list, 'a.hooks.internal', 443)).toBe(false);
+    expect(isHostAllowListed(list, 'internal', 443)).toBe(false);
+    expect(isHostAllowListed(list, 'hooks.internal.evil.example', 443)).toBe(false);
+  });
+
+  it('matches an entry with a port on that port only, one without on every port', () => {
+    const list = allowList('hooks.internal:8443,127.0.0.1:9000,[::1]:9000,other.internal');
+    expect(isHostAllowListed(list, 'hooks.internal', 8443)).toBe(true);
+    expect(isHostAllowListed(list, 'hooks.internal', 443)).toBe(false);
+    expect(isHostAllowListed(list, '127.0.0.1', 9000)).toBe(true);
+    expect(isHostAllowListed(list, '127.0.0.1', 9001)).toBe(false);
+    expect(isHostAllowListed(list, '[::1]', 9000)).toBe(true);
+    expect(isHostAllowListed(list, '[::1]', 443)).toBe(false);
+    expect(isAddressAllowListed(list, '::ffff:127.0.0.1', 9000)).toBe(true);
+    expect(isAddressAllowListed(list, '::ffff:127.0.0.1', 80)).toBe(false);
+    expect(isHostAllowListed(list, 'other.internal', 1)).toBe(true);
+    expect(isHostAllowListed(list, 'other.internal', 65535)).toBe(true);
+    // a name listed twice is allowed on each of its ports
+    const twice = allowList('hooks.internal:8443,hooks.internal:9443');
+    expect([8443, 9443, 443].map((port) => isHostAllowListed(twice, 'hooks.internal', port))).toEqual([true, true, false]);
   });
 
   it('matches an address literal host by the listed ranges, IPv6 in URL brackets included', () => {
     const list = allowList('127.0.0.0/8,::1');
-    expect(isHostAllowListed(list, '127.0.0.2')).toBe(true);
-    expect(isHostAllowListed(list, '[::1]')).toBe(true);
-    expect(isHostAllowListed(list, '10.0.0.1')).toBe(false);
-    expect(isHostAllowListed(list, '[::2]')).toBe(false);
+    expect(isHostAllowListed(list, '127.0.0.2', 443)).toBe(true);
+    expect(isHostAllowListed(list, '[::1]', 443)).toBe(true);
+    expect(isHostAllowListed(list, '10.0.0.1', 443)).toBe(false);
+    expect(isHostAllowListed(list, '[::2]', 443)).toBe(false);
   });
 
   it('matches addresses inside a CIDR, the IPv4-mapped form of an IPv4 one too; never across versions otherwise', () => {
     const list = allowList('127.0.0.0/8,fd00::/8');
-    expect(isAddressAllowListed(list, '127.0.0.1')).toBe(true);
-    expect(isAddressAllowListed(list, '127.255.255.255')).toBe(true);
-    expect(isAddressAllowListed(list, '::ffff:127.0.0.1')).toBe(true);
-    expect(isAddressAllowListed(list, '128.0.0.0')).toBe(false);
-    expect(isAddressAllowListed(list, 'fd12::1')).toBe(true);
-    expect(isAddressAllowListed(list, 'fc00::1')).toBe(false);
-    expect(isAddressAllowListed(list, '::1')).toBe(false);
-    expect(isAddressAllowListed(list, 'not an address')).toBe(false);
+    expect(isAddressAllowListed(list, '127.0.0.1', 443)).toBe(true);
+    expect(isAddressAllowListed(list, '127.255.255.255', 443)).toBe(true);
+    expect(isAddressAllowListed(list, '::ffff:127.0.0.1', 443)).toBe(true);
+    expect(isAddressAllowListed(list, '128.0.0.0', 443)).toBe(false);
+    expect(isAddressAllowListed(list, 'fd12::1', 443)).toBe(true);
+    expect(isAddressAllowListed(list, 'fc00::1', 443)).toBe(false);
+    expect(isAddressAllowListed(list, '::1', 443)).toBe(false);
+    expect(isAddressAllowListed(list, 'not an address', 443)).toBe(false);
   });
 });
 
 describe('the decision for a resolved address of a URL host', () => {
   it('refuses what the rules refuse when nothing is allow-listed', () => {
-    expect(decideDestination(EMPTY_ALLOW_LIST, 'localhost', '127.0.0.1')).toEqual({
+    expect(decideDestination(EMPTY_ALLOW_LIST, 'localhost', '127.0.0.1', 443)).toEqual({
       permitted: false,
       verdict: { refused: true, category: 'loopback', range: '127.0.0.0/8' },
     });
-    expect(decideDestination(EMPTY_ALLOW_LIST, 'metadata.example', '169.254.169.254')).toEqual({
+    expect(decideDestination(EMPTY_ALLOW_LIST, 'metadata.example', '169.254.169.254', 80)).toEqual({
       permitted: false,
       verdict: { refused: true, category: 'link_local', range: '169.254.0.0/16' },
     });
   });
 
   it('permits a public address by the rules', () => {
-    expect(decideDestination(EMPTY_ALLOW_LIST, 'hooks.example.com', '93.184.215.14')).toEqual({
+    expect(decideDestination(EMPTY_ALLOW_LIST, 'hooks.example.com', '93.184.215.14', 443)).toEqual({
       permitted: true,
       by: 'rules',
     });
@@ -363,21 +373,31 @@ describe('the decision for a resolved address of a URL host', () => {
 
   it('permits a refused address that a listed CIDR holds, and only that', () => {
     const list = allowList('127.0.0.0/8');
-    expect(decideDestination(list, 'receiver.test', '127.0.0.1')).toEqual({
+    expect(decideDestination(list, 'receiver.test', '127.0.0.1', 443)).toEqual({
       permitted: true,
       by: 'allow-list',
     });
-    expect(decideDestination(list, 'receiver.test', '10.0.0.1')).toMatchObject({
+    expect(decideDestination(list, 'receiver.test', '10.0.0.1', 443)).toMatchObject({
       permitted: false,
     });
   });
 
   it('permits any address of a listed host name: the operator trusts that name wherever it points', () => {
     const list = allowList('receiver.test');
-    expect(decideDestination(list, 'receiver.test', '10.0.0.1')).toEqual({
+    expect(decideDestination(list, 'receiver.test', '10.0.0.1', 443)).toEqual({
       permitted: true,
       by: 'allow-list',
     });
-    expect(decideDestination(list, 'other.test', '10.0.0.1')).toMatchObject({ permitted: false });
+    expect(decideDestination(list, 'other.test', '10.0.0.1', 443)).toMatchObject({ permitted: false });
+  });
+
+  it('judges a listed name or address on another port than its entry by the rules', () => {
+    const list = allowList('receiver.test:9000,127.0.0.1:9000');
+    expect(decideDestination(list, 'receiver.test', '10.0.0.1', 9000)).toEqual({ permitted: true, by: 'allow-list' });
+    expect(decideDestination(list, 'receiver.test', '10.0.0.1', 9001)).toMatchObject({ permitted: false, verdict: { category: 'private' } });
+    expect(decideDestination(list, 'other.test', '127.0.0.1', 9000)).toEqual({ permitted: true, by: 'allow-list' });
+    expect(decideDestination(list, 'other.test', '127.0.0.1', 22)).toMatchObject({ permitted: false, verdict: { category: 'loopback' } });
+    // a public address needs no entry, on any port
+    expect(decideDestination(list, 'receiver.test', '93.184.215.14', 22)).toEqual({ permitted: true, by: 'rules' });
   });
 });

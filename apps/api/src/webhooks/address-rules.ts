@@ -175,18 +175,30 @@ export function judgeAddress(address: string): AddressVerdict {
     : judgeIpv6(parsed as ipaddr.IPv6);
 }
 
+/** A host name on the allow-list: lowercase ASCII without a trailing dot, and the one port it is allowed on, if the entry named one. */
+export interface AllowedName {
+  readonly name: string;
+  readonly port?: number | undefined;
+}
+
+/** An address or CIDR on the allow-list (an address is a CIDR of all its bits), and the one port it is allowed on, if the entry named one. */
+export interface AllowedRange {
+  readonly range: [Address, number];
+  readonly port?: number | undefined;
+}
+
 /**
  * What the operator lets webhooks reach although the rules refuse it (WEBHOOK_ALLOWED_HOSTS):
- * host names, trusted wherever they resolve, and addresses or CIDRs.
+ * host names, trusted wherever they resolve, and addresses or CIDRs; an entry with a port allows
+ * that port only, one without allows every port.
  */
 export interface AllowList {
-  /** Lowercase ASCII host names without a trailing dot. */
-  readonly names: ReadonlySet<string>;
-  readonly ranges: readonly [Address, number][];
+  readonly names: readonly AllowedName[];
+  readonly ranges: readonly AllowedRange[];
 }
 
 /** Allows nothing: every address is judged by the rules. */
-export const EMPTY_ALLOW_LIST: AllowList = { names: new Set(), ranges: [] };
+export const EMPTY_ALLOW_LIST: AllowList = { names: [], ranges: [] };
 
 const HOST_NAME =
   /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
@@ -194,28 +206,51 @@ const HOST_NAME =
 /** Characters a URL would read as something other than a host name (a scheme, a port, a path, a user). */
 const NOT_IN_A_NAME = /[\s/:@?#[\]*\\%]/;
 
+/** What every refused entry is told it may be. */
+const ENTRY_FORMS =
+  'a host name, an IP address or a CIDR, with an optional port (hooks.internal:8443, 127.0.0.1:9000, [::1]:9000); no scheme, path or wildcard';
+
 /** A host name as a URL carries it and as the allow-list stores it: lowercase ASCII, no trailing dot. */
 function normaliseName(name: string): string {
   return domainToASCII(name.toLowerCase()).replace(/\.$/, '');
 }
 
 /**
+ * An entry split into its host and its port: `[v6]:port` and `[v6]`, `host:port` when the entry
+ * has one colon (an IPv6 address without brackets has several, and no port). `port` is the text
+ * after the colon, checked by the caller; undefined without one.
+ */
+function splitPort(entry: string): { host: string; port?: string; bracketed: boolean } {
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(entry);
+  if (bracketed !== null) return { host: bracketed[1] ?? '', bracketed: true, ...(bracketed[2] === undefined ? {} : { port: bracketed[2] }) };
+  const colon = entry.indexOf(':');
+  if (colon < 0 || colon !== entry.lastIndexOf(':')) return { host: entry, bracketed: false };
+  return { host: entry.slice(0, colon), port: entry.slice(colon + 1), bracketed: false };
+}
+
+/**
  * Parses WEBHOOK_ALLOWED_HOSTS: comma-separated host names (`hooks.internal`, `localhost`), IP
- * addresses (`127.0.0.1`, `::1`) and CIDRs (`127.0.0.0/8`, `fd00::/8`). Blank or unset allows
- * nothing. A bad entry is an error naming it, never silently skipped.
+ * addresses (`127.0.0.1`, `::1`) and CIDRs (`127.0.0.0/8`, `fd00::/8`); a host name or an address
+ * may take a port (`hooks.internal:8443`, `127.0.0.1:9000`, `[::1]:9000`: an IPv6 address with a
+ * port in brackets), and then allows that port only. Blank or unset allows nothing. A bad entry
+ * is an error naming it, never silently skipped.
  */
 export function parseAllowedHosts(
   value: string | undefined,
 ): { ok: true; allowList: AllowList } | { ok: false; reason: string } {
-  const names = new Set<string>();
-  const ranges: [Address, number][] = [];
+  const names: AllowedName[] = [];
+  const ranges: AllowedRange[] = [];
   for (const raw of (value ?? '').split(',')) {
     const entry = raw.trim();
     if (entry === '') continue;
+    const refused = { ok: false as const, reason: `"${entry}" is not ${ENTRY_FORMS}` };
     const [address = '', bits, extra] = entry.split('/');
     const parsed = parseLiteral(address);
-    if (bits !== undefined && (parsed !== undefined || /^[0-9a-f.:]+$/i.test(address))) {
+    if (bits !== undefined && (parsed !== undefined || /^[0-9a-f.:[\]]+$/i.test(address))) {
       const max = parsed?.kind() === 'ipv4' ? 32 : 128;
+      if (/^\d{1,3}\]?:/.test(bits) || address.startsWith('[')) {
+        return { ok: false, reason: `"${entry}" is not a CIDR like 127.0.0.0/8 or fd00::/8: a CIDR takes no brackets and no port (list its addresses with their port instead)` };
+      }
       if (
         parsed === undefined ||
         extra !== undefined ||
@@ -224,41 +259,52 @@ export function parseAllowedHosts(
       ) {
         return { ok: false, reason: `"${entry}" is not a CIDR like 127.0.0.0/8 or fd00::/8` };
       }
-      ranges.push([parsed, Number(bits)]);
+      ranges.push({ range: [parsed, Number(bits)] });
       continue;
     }
-    if (bits === undefined && parsed !== undefined) {
-      ranges.push([parsed, parsed.kind() === 'ipv4' ? 32 : 128]);
+    if (bits !== undefined) return refused;
+    const split = splitPort(entry);
+    let port: number | undefined;
+    if (split.port !== undefined) {
+      if (!/^\d{1,5}$/.test(split.port) || Number(split.port) < 1 || Number(split.port) > 65_535) {
+        return { ok: false, reason: `"${entry}" has a port that is not a whole number from 1 to 65535` };
+      }
+      port = Number(split.port);
+    }
+    const literal = parseLiteral(split.host);
+    if (literal !== undefined) {
+      // an IPv6 address takes a port in brackets only (splitPort sees none without); an IPv4 one never has brackets
+      if (split.bracketed && literal.kind() === 'ipv4') return refused;
+      ranges.push({ range: [literal, literal.kind() === 'ipv4' ? 32 : 128], ...(port === undefined ? {} : { port }) });
       continue;
     }
-    const name = NOT_IN_A_NAME.test(entry) ? '' : normaliseName(entry);
+    if (split.bracketed) return refused;
+    const name = NOT_IN_A_NAME.test(split.host) ? '' : normaliseName(split.host);
     // A last label of digits makes a URL parser read the host as an IPv4 address ("10.0.0" is 10.0.0.0).
-    if (!HOST_NAME.test(name) || /(^|\.)(\d+|0x[0-9a-f]*)$/.test(name)) {
-      return {
-        ok: false,
-        reason: `"${entry}" is not a host name, an IP address or a CIDR (no scheme, port or wildcard)`,
-      };
-    }
-    names.add(name);
+    if (!HOST_NAME.test(name) || /(^|\.)(\d+|0x[0-9a-f]*)$/.test(name)) return refused;
+    names.push({ name, ...(port === undefined ? {} : { port }) });
   }
   return { ok: true, allowList: { names, ranges } };
 }
 
-/** Whether the operator listed this URL host: its name, or the address it is, within a listed range. */
-export function isHostAllowListed(allowList: AllowList, host: string): boolean {
-  return parseLiteral(host) === undefined
-    ? allowList.names.has(normaliseName(host))
-    : isAddressAllowListed(allowList, host);
+/** Whether an entry's port (none: every port) allows `port`. */
+const portAllowed = (entry: { port?: number | undefined }, port: number) => entry.port === undefined || entry.port === port;
+
+/** Whether the operator listed this URL host on this port: its name, or the address it is, within a listed range. */
+export function isHostAllowListed(allowList: AllowList, host: string, port: number): boolean {
+  if (parseLiteral(host) !== undefined) return isAddressAllowListed(allowList, host, port);
+  const name = normaliseName(host);
+  return allowList.names.some((entry) => entry.name === name && portAllowed(entry, port));
 }
 
-/** Whether `address` lies in a listed address or CIDR (an IPv4-mapped IPv6 address counts as its IPv4). */
-export function isAddressAllowListed(allowList: AllowList, address: string): boolean {
+/** Whether `address` on `port` lies in a listed address or CIDR (an IPv4-mapped IPv6 address counts as its IPv4). */
+export function isAddressAllowListed(allowList: AllowList, address: string, port: number): boolean {
   const parsed = parseLiteral(address);
   if (parsed === undefined) return false;
   const forms: Address[] = [parsed];
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
     forms.push((parsed as ipaddr.IPv6).toIPv4Address());
-  return allowList.ranges.some((range) => forms.some((form) => inRange(form, range)));
+  return allowList.ranges.some((entry) => portAllowed(entry, port) && forms.some((form) => inRange(form, entry.range)));
 }
 
 /** True when `text` is an IP address literal (a URL's bracketed IPv6 host included). */
@@ -272,15 +318,17 @@ export type DestinationDecision =
   | { permitted: false; verdict: Extract<AddressVerdict, { refused: true }> };
 
 /**
- * The decision for one resolved address of a URL's host: permitted when the host name or the
- * address is on the allow-list, else when the rules do not refuse the address.
+ * The decision for one resolved address of a URL's host, reached on `port`: permitted when the
+ * host name or the address is on the allow-list for that port, else when the rules do not refuse
+ * the address.
  */
 export function decideDestination(
   allowList: AllowList,
   host: string,
   address: string,
+  port: number,
 ): DestinationDecision {
-  if (isHostAllowListed(allowList, host) || isAddressAllowListed(allowList, address))
+  if (isHostAllowListed(allowList, host, port) || isAddressAllowListed(allowList, address, port))
     return { permitted: true, by: 'allow-list' };
   const verdict = judgeAddress(address);
   return verdict.refused ? { permitted: false, verdict } : { permitted: true, by: 'rules' };

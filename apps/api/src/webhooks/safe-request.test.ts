@@ -17,6 +17,7 @@ import {
 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WEBHOOK_URL_REFUSED } from '@domain-index/contract';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_ALLOW_LIST, parseAllowedHosts, type AllowList } from './address-rules';
@@ -162,6 +163,17 @@ function expectFailure(attempt: WebhookAttempt, error: string, message?: string 
   if (attempt.outcome !== 'failure') return;
   if (typeof message === 'string') expect(attempt.message).toBe(message);
   else if (message !== undefined) expect(attempt.message).toMatch(message);
+}
+
+/**
+ * A refused target: the owner's message is the one generic sentence, naming no address, range or
+ * host; what refused it is in `detail`, for the operator's log.
+ */
+function expectRefused(attempt: WebhookAttempt, error: string, detail: string | RegExp): void {
+  expectFailure(attempt, error, WEBHOOK_URL_REFUSED);
+  if (attempt.outcome !== 'failure') return;
+  if (typeof detail === 'string') expect(attempt.detail).toBe(detail);
+  else expect(attempt.detail).toMatch(detail);
 }
 
 describe('sending a webhook to a receiver', () => {
@@ -491,12 +503,12 @@ describe('failures an attempt reports instead of throwing', () => {
       { url: 'https://nowhere.test/hook', body, headers: {} },
       { allowList: LOOPBACK, resolve: () => Promise.reject(missing) },
     );
-    expectFailure(attempt, 'dns', 'nowhere.test could not be resolved: no such host');
+    expectRefused(attempt, 'dns', 'nowhere.test could not be resolved: no such host');
     const empty = await sendWebhookRequest(
       { url: 'https://nowhere.test/hook', body, headers: {} },
       { allowList: LOOPBACK, resolve: scriptedResolver([]) },
     );
-    expectFailure(empty, 'dns', 'nowhere.test has no address');
+    expectRefused(empty, 'dns', 'nowhere.test has no address');
   });
 
   it('a resolver slower than the whole attempt is a timeout', async () => {
@@ -518,11 +530,6 @@ describe('failures an attempt reports instead of throwing', () => {
       'invalid_url',
       'the webhook URL is longer than 2048 characters',
     ],
-    [
-      'http://hooks.example.com/',
-      'insecure_url',
-      'the webhook URL must use https (plain http only to hosts the operator allow-lists): hooks.example.com',
-    ],
   ])('%j is refused: %s', async (url, error, message) => {
     const resolver = scriptedResolver(['93.184.215.14']);
     const attempt = await sendWebhookRequest(
@@ -530,6 +537,20 @@ describe('failures an attempt reports instead of throwing', () => {
       { allowList: EMPTY_ALLOW_LIST, resolve: resolver },
     );
     expectFailure(attempt, error, message);
+    expect(resolver.calls).toBe(0);
+  });
+
+  it('plain http is refused with the generic answer before any lookup', async () => {
+    const resolver = scriptedResolver(['93.184.215.14']);
+    const attempt = await sendWebhookRequest(
+      { url: 'http://hooks.example.com/', body, headers: {} },
+      { allowList: EMPTY_ALLOW_LIST, resolve: resolver },
+    );
+    expectRefused(
+      attempt,
+      'insecure_url',
+      'the webhook URL must use https (plain http only to hosts the operator allow-lists): hooks.example.com',
+    );
     expect(resolver.calls).toBe(0);
   });
 });
@@ -555,7 +576,7 @@ describe('addresses refused before any connection', () => {
       ],
     ];
     for (const [url, message] of cases) {
-      expectFailure(
+      expectRefused(
         await sendWebhookRequest({ url, body, headers: {} }, { allowList: EMPTY_ALLOW_LIST }),
         'refused_address',
         message,
@@ -583,13 +604,36 @@ describe('addresses refused before any connection', () => {
     expect(onIpv6.received).toHaveLength(1);
   });
 
+  it('an allow-list entry with a port lets through that port only: another port of the same host is refused without connecting', async () => {
+    const receiver = await startReceiver(answer(200));
+    const other = await listen(createTcpServer(), '127.0.0.1');
+    const list = allow(`127.0.0.1:${receiver.port},receiver.test:${receiver.port}`);
+    for (const url of [`http://127.0.0.1:${receiver.port}/`, `http://receiver.test:${receiver.port}/`]) {
+      const attempt = await sendWebhookRequest({ url, body, headers: {} }, { allowList: list, resolve: scriptedResolver(['127.0.0.1']) });
+      expect(attempt, url).toMatchObject({ outcome: 'response', ok: true });
+    }
+    for (const url of [`https://127.0.0.1:${other.port}/`, `https://receiver.test:${other.port}/`]) {
+      const attempt = await sendWebhookRequest({ url, body, headers: {} }, { allowList: list, resolve: scriptedResolver(['127.0.0.1']) });
+      expectRefused(attempt, 'refused_address', /127\.0\.0\.1 is a loopback|resolves to 127\.0\.0\.1, a loopback/);
+    }
+    // plain http is allowed for the listed port only, even to a public address
+    expectRefused(
+      await sendWebhookRequest({ url: `http://receiver.test:${other.port}/`, body, headers: {} }, { allowList: allow(`receiver.test:${receiver.port}`), resolve: scriptedResolver(['93.184.215.14']) }),
+      'insecure_url',
+      /must use https/,
+    );
+    expect(receiver.received).toHaveLength(2);
+    expect(other.connections()).toBe(0);
+    await other.close();
+  });
+
   it('a name is refused when ANY of its addresses is refused', async () => {
     const receiver = await startReceiver(answer(200));
     const attempt = await sendWebhookRequest(
       { url: `http://receiver.test:${receiver.port}/`, body, headers: {} },
       { allowList: LOOPBACK, resolve: scriptedResolver(['127.0.0.1', '10.0.0.1']) },
     );
-    expectFailure(
+    expectRefused(
       attempt,
       'refused_address',
       'receiver.test resolves to 10.0.0.1, a private address (10.0.0.0/8): webhooks are not sent there',
@@ -611,7 +655,7 @@ describe('addresses refused before any connection', () => {
       { url: 'https://hooks.example.com/in', body, headers: {} },
       { allowList: EMPTY_ALLOW_LIST, resolve: scriptedResolver([address]) },
     );
-    expectFailure(
+    expectRefused(
       attempt,
       'refused_address',
       `hooks.example.com resolves to ${address}, ${what}: webhooks are not sent there`,
@@ -633,7 +677,7 @@ describe('addresses refused before any connection', () => {
       { url, body, headers: {} },
       { allowList: allow('127.0.0.0/8'), resolve: resolver },
     );
-    expectFailure(
+    expectRefused(
       attempt,
       'refused_address',
       'receiver.test resolves to 10.0.0.1, a private address (10.0.0.0/8): webhooks are not sent there',
@@ -657,7 +701,7 @@ describe('addresses refused before any connection', () => {
       { url: 'https://user:hunter2@hooks.example.com/T0KEN-in-path?key=s3cr3t', body, headers: {} },
       { allowList: EMPTY_ALLOW_LIST, resolve: scriptedResolver(['10.1.2.3']) },
     );
-    expectFailure(attempt, 'refused_address');
+    expectRefused(attempt, 'refused_address', /10\.1\.2\.3/);
     expect(JSON.stringify(attempt)).not.toMatch(/hunter2|T0KEN|s3cr3t|user/);
   });
 });
@@ -692,6 +736,34 @@ describe('what the target check decides, without connecting', () => {
       resolve: scriptedResolver(addresses),
     });
     expect(result).toMatchObject(expected);
+  });
+
+  it('answers every refused address form, name and scheme with the one generic message, the reason kept for the operator', async () => {
+    const nxdomain = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    const cases: [string, Resolver][] = [
+      ['https://127.0.0.1/in', scriptedResolver()],
+      ['https://127.1/in', scriptedResolver()],
+      ['https://0x7f000001/in', scriptedResolver()],
+      ['https://2130706433/in', scriptedResolver()],
+      ['https://0177.0.0.1/in', scriptedResolver()],
+      ['https://[::1]/in', scriptedResolver()],
+      ['https://[::ffff:10.0.0.1]/in', scriptedResolver()],
+      ['https://[64:ff9b::a9fe:a9fe]/in', scriptedResolver()],
+      ['https://[fe80::1]/in', scriptedResolver()],
+      ['https://[fd00::1]/in', scriptedResolver()],
+      ['https://169.254.169.254/latest/meta-data', scriptedResolver()],
+      ['https://hooks.example.com/in', scriptedResolver(['93.184.215.14', '192.168.1.1'])],
+      ['https://hooks.example.com/in', scriptedResolver(['::ffff:127.0.0.1'])],
+      ['https://hooks.example.com/in', scriptedResolver([])],
+      ['https://hooks.example.com/in', () => Promise.reject(nxdomain)],
+      ['http://hooks.example.com/in', scriptedResolver(['93.184.215.14'])],
+    ];
+    for (const [url, resolve] of cases) {
+      const result = await checkWebhookTarget(url, { allowList: EMPTY_ALLOW_LIST, resolve });
+      expect(result, url).toMatchObject({ ok: false, message: WEBHOOK_URL_REFUSED });
+      expect(result, url).toHaveProperty('detail', expect.any(String));
+    }
+    expect(WEBHOOK_URL_REFUSED).not.toMatch(/\d|::|\//);
   });
 
   it('waits for a slow resolver when given no deadline, and gives up at a deadline', async () => {

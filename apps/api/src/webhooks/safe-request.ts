@@ -15,6 +15,7 @@ import {
   type AllowList,
   type RefusedCategory,
 } from './address-rules';
+import { WEBHOOK_URL_REFUSED } from '@domain-index/contract';
 import { parseRetryAfter } from './retry-after';
 
 /** One address a host name resolved to. */
@@ -59,11 +60,17 @@ export type WebhookFailureKind =
   | 'timeout'
   | 'invalid_response';
 
-/** An attempt that got no HTTP response; `message` names the host at most, never the URL's path, query or credentials. */
+/**
+ * An attempt that got no HTTP response; `message` names the host at most, never the URL's path,
+ * query or credentials, and a refused target is WEBHOOK_URL_REFUSED whatever refused it.
+ */
 export interface WebhookFailure {
   outcome: 'failure';
   error: WebhookFailureKind;
+  /** What the owner may read (the delivery log). */
   message: string;
+  /** For the operator's log only: which address or range refused the target. Never stored where the owner reads. */
+  detail?: string;
   durationMs: number;
 }
 
@@ -100,7 +107,20 @@ export interface CheckedTarget {
   addresses: readonly ResolvedAddress[];
 }
 
-type Refusal = { ok: false; error: WebhookFailureKind; message: string };
+/** A URL that may not receive webhooks: `message` for its owner, `detail` (when there is more to say) for the operator only. */
+export type Refusal = { ok: false; error: WebhookFailureKind; message: string; detail?: string };
+
+/**
+ * A refused target as its owner is told: one message for every address form, name and scheme
+ * refused (no address, range or DNS answer in it, so the answer cannot map a network); what
+ * refused it goes to `detail`, for the operator.
+ */
+const refusedTarget = (error: WebhookFailureKind, detail: string): Refusal => ({ ok: false, error, message: WEBHOOK_URL_REFUSED, detail });
+
+/** The port a request to the URL goes to: its own, or its scheme's. */
+function portOf(url: URL): number {
+  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+}
 
 /** A URL's host without the brackets of an IPv6 literal, as sockets and resolvers take it. */
 function bareHost(url: URL): string {
@@ -160,7 +180,9 @@ async function beforeDeadline<T>(promise: Promise<T>, deadline: number | undefin
  * The URL's host resolved and every address judged: refused when ANY address is refused by the
  * address rules and not allow-listed (a host name on the allow-list permits all its addresses);
  * plain http only when the host is allow-listed by name, or every address by the allow-list.
- * Call it when a webhook URL is saved; sendWebhookRequest checks again at every send.
+ * Every such refusal (and a name that does not resolve) has the one message WEBHOOK_URL_REFUSED,
+ * its reason in `detail`. Call it when a webhook URL is saved; sendWebhookRequest checks again at
+ * every send.
  */
 export async function checkWebhookTarget(
   text: string,
@@ -170,12 +192,9 @@ export async function checkWebhookTarget(
   if (!parsed.ok) return parsed;
   const { url } = parsed;
   const host = bareHost(url);
-  const insecure: Refusal = {
-    ok: false,
-    error: 'insecure_url',
-    message: `the webhook URL must use https (plain http only to hosts the operator allow-lists): ${url.host}`,
-  };
-  const named = isHostAllowListed(options.allowList, url.hostname);
+  const insecure = refusedTarget('insecure_url', `the webhook URL must use https (plain http only to hosts the operator allow-lists): ${url.host}`);
+  const port = portOf(url);
+  const named = isHostAllowListed(options.allowList, url.hostname, port);
   // Decided before any lookup when nothing on the allow-list could permit it.
   if (url.protocol === 'http:' && !named && options.allowList.ranges.length === 0) return insecure;
 
@@ -190,29 +209,21 @@ export async function checkWebhookTarget(
     const answer = await beforeDeadline(resolving, options.deadline);
     if (answer === 'timeout')
       return { ok: false, error: 'timeout', message: `resolving ${host} took too long` };
-    if ('error' in answer)
-      return {
-        ok: false,
-        error: 'dns',
-        message: `${host} could not be resolved${dnsReason(answer.error)}`,
-      };
-    if (answer.found.length === 0)
-      return { ok: false, error: 'dns', message: `${host} has no address` };
+    // A name that does not resolve gets the same answer as one that resolves to a refused
+    // address: otherwise the difference would tell which names exist on this service's network.
+    if ('error' in answer) return refusedTarget('dns', `${host} could not be resolved${dnsReason(answer.error)}`);
+    if (answer.found.length === 0) return refusedTarget('dns', `${host} has no address`);
     addresses = answer.found;
   }
 
   let allAllowListed = true;
   for (const { address } of addresses) {
-    const decision = decideDestination(options.allowList, url.hostname, address);
+    const decision = decideDestination(options.allowList, url.hostname, address, port);
     if (!decision.permitted) {
       const { category, range } = decision.verdict;
       const what = `${CATEGORY_TEXT[category]} address (${range})`;
       const subject = isIpLiteral(host) ? `${address} is` : `${host} resolves to ${address},`;
-      return {
-        ok: false,
-        error: 'refused_address',
-        message: `${subject} ${what}: webhooks are not sent there`,
-      };
+      return refusedTarget('refused_address', `${subject} ${what}: webhooks are not sent there`);
     }
     if (decision.by !== 'allow-list') allAllowListed = false;
   }
@@ -298,10 +309,11 @@ export async function sendWebhookRequest(
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const deadline = started + timeoutMs;
   const elapsed = () => Math.round(performance.now() - started);
-  const failure = (error: WebhookFailureKind, message: string): WebhookFailure => ({
+  const failure = (error: WebhookFailureKind, message: string, detail?: string): WebhookFailure => ({
     outcome: 'failure',
     error,
     message,
+    ...(detail === undefined ? {} : { detail }),
     durationMs: elapsed(),
   });
 
@@ -310,6 +322,7 @@ export async function sendWebhookRequest(
     return failure(
       target.error,
       target.error === 'timeout' ? `${target.message} (limit ${timeoutMs} ms)` : target.message,
+      target.detail,
     );
   const { url, addresses } = target;
   const host = bareHost(url);
@@ -317,7 +330,7 @@ export async function sendWebhookRequest(
 
   const requestOptions: RequestOptions & { ca?: string } = {
     hostname: host,
-    port: url.port === '' ? (https ? 443 : 80) : Number(url.port),
+    port: portOf(url),
     path: `${url.pathname}${url.search}`,
     method: 'POST',
     headers: {

@@ -13,6 +13,7 @@ export * from './work-tables';
 export * from './listing-events';
 export * from './event-log';
 export * from './alerts';
+export * from './digest-recipients';
 export * from './webhook-deliveries';
 export * from './request-log';
 export * from './key-reveals';

@@ -18,7 +18,7 @@ const alertPath = (id: string) => `${DASHBOARD}/alerts/${id}`;
 /**
  * The actions of an alert's page, each a form that posts and then redirects (post, redirect,
  * get) with a fixed notice: edit, send a test, pause and resume, turn a webhook that was turned
- * off back on, rotate the secret (shown once after the redirect), resend a message, and delete
+ * off back on, ask for the digest address's confirmation email again, rotate the secret (shown once after the redirect), resend a message, and delete
  * (after a confirmation page). They go through the same AlertActions as the API, so its rules
  * and audit entries are theirs; another account's alert, or a made-up id, is the 404 page.
  */
@@ -90,11 +90,16 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   router.post(
     '/alerts/:id/webhook-on',
     act(async (actor, id) => {
-      const alert = await deps.alerts.get(actor.owner, id);
-      if (alert.webhook_url === null) throw new ApiError('invalid_parameter', 'the alert has no webhook to turn on; set a webhook URL below', 'id');
-      // setting the URL again is what turns a disabled webhook back on (the API's PATCH does the same)
-      return deps.alerts.update(actor, id, { webhook_url: alert.webhook_url });
+      const alert = await deps.alerts.find(actor.owner, id);
+      if (alert?.webhookUrl == null) throw new ApiError('invalid_parameter', 'the alert has no webhook to turn on; set a webhook URL below', 'id');
+      // setting the URL again is what turns a disabled webhook back on (the API's PATCH does the
+      // same); the stored URL, not the one shown (whose credentials, if any, are hidden)
+      return deps.alerts.update(actor, id, { webhook_url: alert.webhookUrl });
     }, 'webhook-on'),
+  );
+  router.post(
+    '/alerts/:id/confirm-email',
+    act((actor, id) => deps.alerts.resendConfirmation(actor, id), 'confirmation'),
   );
   router.post(
     '/alerts/:id/deliveries/:deliveryId/resend',

@@ -25,6 +25,7 @@ const NOTICES = new Map([
   ['test', 'A test message is queued: it is sent within seconds, and its attempt shows in the delivery log below.'],
   ['resent', 'The message is queued again, with its webhook-id: it is sent within seconds.'],
   ['webhook-on', 'The webhook is turned back on: what matches from now on is sent to it.'],
+  ['confirmation', 'A confirmation email is on its way to your address (at most one every 10 minutes): digests are mailed once its link is clicked.'],
 ]);
 
 /** What the edit form shows when it is drawn again after a refusal. */
@@ -80,6 +81,21 @@ function disabledNotice(alert: Alert, row: AlertRow): SafeHtml {
   </div>`;
 }
 
+/** A digest that is not mailed (its address not confirmed, or unsubscribed), and the step that fixes it. */
+function digestNotice(alert: Alert): SafeHtml {
+  if (alert.email_digest === null || alert.email_digest_status === 'confirmed') return html``;
+  const why =
+    alert.email_digest_status === 'unsubscribed'
+      ? html`<strong>The email digest is not mailed</strong>: your address used the unsubscribe link of a digest, so no digest of any alert goes to it until it is confirmed again.`
+      : html`<strong>The email digest waits for your address to be confirmed</strong>: a confirmation email was sent to it; nothing is mailed until its link is clicked.`;
+  return html`<div class="notice info" role="status">
+    <p>${why}</p>
+    <form class="inline" method="post" action="${DASHBOARD}/alerts/${alert.id}/confirm-email">
+      <button type="submit">Send the confirmation email again</button>
+    </form>
+  </div>`;
+}
+
 /**
  * The page of one alert: its state (a webhook turned off first, with why), filter and channels,
  * what can be done with it, its delivery log of the last 7 days (newest first, older pages by
@@ -107,7 +123,7 @@ export async function sendAlertPage(deps: DashboardDeps, req: Request, res: Resp
       email: me.email,
       section: SECTION,
       body: html`<p><a href="${DASHBOARD}/alerts">All alerts</a></p>
-        ${notice(options.refusal)} ${disabledNotice(alert, row)} ${notice(noticeOf(NOTICES, req.query.notice), 'info')}
+        ${notice(options.refusal)} ${disabledNotice(alert, row)} ${notice(noticeOf(NOTICES, req.query.notice), 'info')} ${digestNotice(alert)}
         <dl class="facts">
           <dt>State</dt>
           <dd>${alertStateCell(alert)}</dd>

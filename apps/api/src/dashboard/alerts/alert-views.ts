@@ -15,6 +15,9 @@ export function alertState(alert: Alert): { label: string; className: string; wh
     return { label: 'webhook off', className: 'status-revoked', why: `Turned off: ${alert.webhook_disabled_reason ?? 'it kept failing'}.` };
   }
   if (alert.paused) return { label: 'paused', className: 'status-rotated', why: 'Nothing is delivered until it is resumed; matches meanwhile are not sent later.' };
+  // by email only, and the email not mailed: nothing is delivered at all
+  if (alert.webhook_url === null && alert.email_digest_status === 'pending_confirmation') return { label: 'waiting', className: 'status-rotated', why: 'Nothing is mailed until your address is confirmed.' };
+  if (alert.webhook_url === null && alert.email_digest_status === 'unsubscribed') return { label: 'not mailed', className: 'status-revoked', why: 'Your address unsubscribed; confirm it again to resume.' };
   return { label: 'active', className: 'status-active', why: 'Delivers every match.' };
 }
 
@@ -38,8 +41,15 @@ export function channelsSummary(alert: Alert, full = false): SafeHtml {
     const shown = full ? alert.webhook_url : new URL(alert.webhook_url).host;
     parts.push(html`<span class="wrap">Webhook <code>${shown}</code></span>`);
   }
-  if (alert.email_digest !== null) parts.push(html`<span>Email, ${alert.email_digest}</span>`);
+  if (alert.email_digest !== null) parts.push(html`<span>Email, ${alert.email_digest}</span>${digestStateDetail(alert)}`);
   return html`${parts.map((part, i) => (i === 0 ? part : html`<br />${part}`))}`;
+}
+
+/** Why a digest is not being mailed, under the channel: nothing when its address is confirmed. */
+function digestStateDetail(alert: Alert): SafeHtml | string {
+  if (alert.email_digest_status === 'pending_confirmation') return html`<span class="detail"><span class="status status-rotated">waiting for confirmation</span>: nothing is mailed until you click the link sent to your address</span>`;
+  if (alert.email_digest_status === 'unsubscribed') return html`<span class="detail"><span class="status status-revoked">unsubscribed</span>: your address used an unsubscribe link, so nothing is mailed until it is confirmed again</span>`;
+  return '';
 }
 
 const DELIVERY_WORDS: Record<NonNullable<Alert['last_delivery']>['status'], string> = {
