@@ -9,6 +9,7 @@ import { AlertContext } from '../src/alerts/alert-deps';
 import { deliveryTask, type DeliveryWorkerOptions } from '../src/alerts/delivery-worker';
 import { sendDueDigests } from '../src/alerts/digests';
 import { fillOutbox } from '../src/alerts/outbox';
+import { operatorSetPaused } from '../src/alerts/operator-alerts';
 import { DeliveryPool } from '../src/alerts/delivery-pool';
 import { createKey, revokeKey } from '../src/auth/key-store';
 import { systemClock, type Clock } from '../src/clock';
@@ -146,6 +147,37 @@ for (const { engine, skip } of testEngines()) {
       expect(await digestsAtDue(digest.id)).toBe(1);
       await sink.waitForMessages(1);
       expect(sink.messages[0]!.to).toEqual(['disabled@example.com']);
+    });
+
+    it("pausing an alert, by its owner or an operator, cancels the matches already queued ('alert paused'); a test message still goes, and resuming sends only what comes after", async () => {
+      const owner = await newAccount('pauses@example.com');
+      const hook = await createAlert(owner.key, { name: 'paused hook', webhook_url: receiver.url });
+      await addListings();
+      await fillOutbox(test.database, new Date()); // other tests' alerts may queue theirs too
+      expect(await messages(hook.id)).toEqual([{ status: 'pending', reason: null }]);
+
+      expect((await send(owner.key, 'PATCH', `/api/v1/alerts/${hook.id}`, { paused: true })).status).toBe(200);
+      expect(await messages(hook.id)).toEqual([{ status: 'cancelled', reason: 'alert paused' }]);
+      expect((await send(owner.key, 'POST', `/api/v1/alerts/${hook.id}/test`)).status).toBe(202);
+      await addListings();
+      await deliverAll();
+      // the test message only: the queued match was cancelled, and the pause's matches were never queued
+      expect(receiver.received.filter((request) => request.body.includes(`"alert_id":"${hook.id}"`)).map((request) => (JSON.parse(request.body) as { type: string }).type)).toEqual(['test']);
+      const listed = (await (await send(owner.key, 'GET', '/api/v1/alerts')).json()) as { data: Alert[] };
+      expect(listed.data.find((alert) => alert.id === hook.id)?.last_delivery).toMatchObject({ status: 'delivered', cancelled_reason: null });
+
+      expect((await send(owner.key, 'PATCH', `/api/v1/alerts/${hook.id}`, { paused: false })).status).toBe(200);
+      await addListings();
+      await deliverAll();
+      expect(arrived(hook.id)).toBe(2);
+
+      // an operator's pause does the same, with its own reason
+      await addListings();
+      await fillOutbox(test.database, new Date()); // other tests' alerts may queue theirs too
+      expect((await operatorSetPaused(test.database, { alertId: hook.id }, true, new Date())).changed).toEqual([hook.id]);
+      expect((await messages(hook.id)).at(-1)).toEqual({ status: 'cancelled', reason: 'paused by an operator' });
+      const after = (await (await send(owner.key, 'GET', '/api/v1/alerts')).json()) as { data: Alert[] };
+      expect(after.data.find((alert) => alert.id === hook.id)?.last_delivery).toMatchObject({ status: 'cancelled', cancelled_reason: 'paused by an operator' });
     });
 
     it("revoking a key without an account pauses the key's alerts and cancels their messages ('key revoked'); revoking an account's key leaves the account's alerts running", async () => {

@@ -109,7 +109,16 @@ export const alertSchema = z
     created: timestampSchema,
     updated: timestampSchema,
     last_delivery: z
-      .object({ id: z.string(), created: timestampSchema, status: z.enum(['pending', 'delivered', 'failed', 'cancelled']), attempts: z.number().int().nonnegative() })
+      .object({
+        id: z.string(),
+        created: timestampSchema,
+        status: z.enum(['pending', 'delivered', 'failed', 'cancelled']),
+        attempts: z.number().int().nonnegative(),
+        cancelled_reason: z
+          .string()
+          .nullable()
+          .describe('Why a cancelled message was not sent: webhook removed, webhook changed, webhook turned off, alert paused, paused by an operator, owner disabled, key revoked, key revoked as leaked, key expired; null unless cancelled'),
+      })
       .strict()
       .nullable()
       .describe('The latest webhook message and how it went'),

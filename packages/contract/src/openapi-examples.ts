@@ -292,7 +292,7 @@ export const ALERT_EXAMPLE: Alert = {
   paused: false,
   created: '2026-11-20T09:12:44.120Z',
   updated: '2026-11-20T09:12:44.120Z',
-  last_delivery: { id: DELIVERY_ID_EXAMPLE, created: '2026-11-20T18:00:05.031Z', status: 'delivered', attempts: 1 },
+  last_delivery: { id: DELIVERY_ID_EXAMPLE, created: '2026-11-20T18:00:05.031Z', status: 'delivered', attempts: 1, cancelled_reason: null },
 };
 
 /** A webhook signing secret as shown once (an example: not a live secret). */

@@ -12,7 +12,7 @@ import { parseAlertQuery } from './alert-query';
 import { alertObjects, auditAlertAction, countOwnAlerts, findAlert, listOwnAlerts, lockOwnerAlerts, newAlertId, newestEventPosition, type AlertOwner } from './alert-store';
 import { decodeDeliveryCursor, readDeliveryLog, type DeliveryAttempt } from './delivery-log';
 import { requestConfirmation } from './digest-recipients';
-import { queueTestMessage } from './outbox';
+import { cancelQueuedMatches, queueTestMessage } from './outbox';
 
 /** Who acts on alerts: an API key, or a person signed in to the dashboard. */
 export interface AlertActor {
@@ -235,6 +235,10 @@ export class AlertActions {
           if (body.webhook_url !== undefined && body.webhook_url !== row.webhookUrl) {
             const cancelledReason = body.webhook_url === null ? 'webhook removed' : 'webhook changed';
             await tx.update(webhookDeliveries).set({ status: 'cancelled', cancelledReason }).where(and(eq(webhookDeliveries.alertId, row.id), eq(webhookDeliveries.status, 'pending')));
+          } else if (body.paused === true && !row.paused) {
+            // nothing is delivered for a paused alert and its matches are not sent later: that
+            // includes those queued before the pause (a test message still goes)
+            await cancelQueuedMatches(tx, row.id, 'alert paused');
           }
           // setting a digest (again) asks for a confirmation mail unless the address is confirmed:
           // the one way for an address that unsubscribed to get a new link

@@ -74,11 +74,12 @@ async function lastDeliveries(database: Database, ids: readonly string[]): Promi
       createdAt: webhookDeliveries.createdAt,
       status: webhookDeliveries.status,
       attempts: webhookDeliveries.attempts,
+      cancelledReason: webhookDeliveries.cancelledReason,
     })
     .from(webhookDeliveries)
     .where(inArray(webhookDeliveries.alertId, [...ids]))
     .orderBy(webhookDeliveries.alertId, desc(webhookDeliveries.seq));
-  return new Map(rows.map((row) => [row.alertId, { id: row.id, created: row.createdAt.toISOString(), status: row.status as LastDelivery['status'], attempts: row.attempts }]));
+  return new Map(rows.map((row) => [row.alertId, { id: row.id, created: row.createdAt.toISOString(), status: row.status as LastDelivery['status'], attempts: row.attempts, cancelled_reason: row.status === 'cancelled' ? row.cancelledReason : null }]));
 }
 
 /** Alerts as the API shows them, with their latest delivery and their digest address's state. */

@@ -1,5 +1,6 @@
 import { accounts, alerts, and, apiKeys, desc, eq, getTableColumns, inArray, webhookDeliveries, type AlertRow, type Database } from '@domain-index/db';
 import { auditAlertAction, ownedBy, type AlertOwner } from './alert-store';
+import { cancelQueuedMatches } from './outbox';
 import { ownerStopReason } from './owner-state';
 
 /** An alert as the operator's `alerts list` shows it. */
@@ -102,6 +103,8 @@ export async function operatorSetPaused(
       .set({ paused, pausedReason: paused ? 'paused by an operator' : null, updatedAt: at })
       .where(and(inArray(alerts.id, changed.map((row) => row.id)), eq(alerts.paused, !paused)));
     for (const row of changed) {
+      // as when its owner pauses it: the matches queued before the pause are not sent either
+      if (paused) await cancelQueuedMatches(tx, row.id, 'paused by an operator');
       await auditAlertAction(tx, ownerOf(row), { keyId: null, at, ip: null, kind: 'alert_changed', detail: `${row.name} (${row.id}): ${paused ? 'paused' : 'resumed'} by an operator` });
     }
   });

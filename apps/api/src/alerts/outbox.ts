@@ -1,4 +1,4 @@
-import { alerts, and, getTableColumns, inArray, sql, webhookDeliveries, type Database } from '@domain-index/db';
+import { alerts, and, eq, getTableColumns, inArray, sql, webhookDeliveries, type Database, type Drizzle } from '@domain-index/db';
 import { generateWebhookId } from '../webhooks/signing';
 import { alertEventQuery } from './alert-query';
 import { eventMatcher, type EventFilterRow } from './event-matcher';
@@ -105,4 +105,17 @@ export async function fillOutbox(database: Database, now: Date, budgetMs = 5_000
     });
     if (Date.now() - started > budgetMs) return queued;
   }
+}
+
+/**
+ * Cancels an alert's queued matches (not its test messages), keeping `reason` on each: what
+ * pausing an alert does, in the transaction that pauses it.
+ */
+export async function cancelQueuedMatches(tx: Pick<Drizzle, 'update'>, alertId: string, reason: string): Promise<number> {
+  const cancelled = await tx
+    .update(webhookDeliveries)
+    .set({ status: 'cancelled', cancelledReason: reason })
+    .where(and(eq(webhookDeliveries.alertId, alertId), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.kind, 'events')))
+    .returning({ id: webhookDeliveries.id });
+  return cancelled.length;
 }

@@ -97,6 +97,8 @@ export async function claimDue(database: Database, settings: Pick<SenderSettings
           and (d2.claimed_until is null or d2.claimed_until < ${now.toISOString()}::timestamptz
                ${options.dead.length === 0 ? sql`` : sql`or d2.claimed_by in (${list(options.dead)})`})
           and alerts.webhook_url is not null and alerts.webhook_disabled_at is null
+          -- a paused alert's matches wait for nothing: pausing cancels them; this guards a fill that raced the pause
+          and (not alerts.paused or d2.kind = 'test')
           -- a message of an alert whose owner is no longer live is never claimed
           and ${ownerStopReason(now)} is null
           ${options.exclude.length === 0 ? sql`` : sql`and alerts.webhook_url not in (${list(options.exclude)})`}

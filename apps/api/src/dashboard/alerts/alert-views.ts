@@ -56,7 +56,7 @@ const DELIVERY_WORDS: Record<NonNullable<Alert['last_delivery']>['status'], stri
   delivered: 'delivered',
   pending: 'being sent',
   failed: 'failed: every retry was used',
-  cancelled: 'cancelled: the webhook was turned off or changed',
+  cancelled: 'cancelled',
 };
 
 /** The latest webhook message: when, and how it went. */
@@ -65,7 +65,9 @@ export function lastDeliverySummary(alert: Alert): SafeHtml {
   if (last === null) return html`<span class="detail">${alert.webhook_url === null ? 'by email only' : 'nothing sent yet'}</span>`;
   const className = last.status === 'delivered' ? 'status-active' : last.status === 'pending' ? 'status-rotated' : 'status-revoked';
   const attempts = last.attempts === 1 ? '1 attempt' : `${last.attempts} attempts`;
-  return html`${utc(new Date(last.created))}<span class="detail"><span class="status ${className}">${DELIVERY_WORDS[last.status]}</span>, ${attempts}</span>`;
+  // a cancelled message says why (the webhook removed or changed, the alert paused, its owner stopped)
+  const words = last.status === 'cancelled' && last.cancelled_reason !== null ? `${DELIVERY_WORDS.cancelled}: ${last.cancelled_reason}` : DELIVERY_WORDS[last.status];
+  return html`${utc(new Date(last.created))}<span class="detail"><span class="status ${className}">${words}</span>, ${attempts}</span>`;
 }
 
 /** What an attempt got: the HTTP status, or why nothing came back. */
