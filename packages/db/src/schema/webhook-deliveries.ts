@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { alerts } from './alerts';
 
@@ -36,7 +37,13 @@ export const webhookDeliveries = pgTable(
     createdAt: instant('created_at').notNull(),
     deliveredAt: instant('delivered_at'),
   },
-  (t) => [index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt), index('webhook_deliveries_alert_idx').on(t.alertId, t.seq)],
+  (t) => [
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_alert_idx').on(t.alertId, t.seq),
+    // An alert's oldest pending match, which every claim looks up for each candidate: without it
+    // the lookup walked the alert's delivered messages (kept 7 days) along alert_idx first.
+    index('webhook_deliveries_pending_matches_idx').on(t.alertId, t.seq).where(sql`status = 'pending' and kind = 'events'`),
+  ],
 );
 
 /** Every attempt to send a message: what the receiver answered, or why nothing reached it. */

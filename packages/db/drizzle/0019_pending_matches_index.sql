@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_pending_matches_idx" ON "webhook_deliveries" USING btree ("alert_id","seq") WHERE status = 'pending' and kind = 'events';
