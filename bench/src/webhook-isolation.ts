@@ -1,6 +1,6 @@
 // Webhook deliveries per second beside receivers that never answer, written to
 // bench/results/webhook-isolation.json. In one run, side by side: 20 healthy endpoints (loopback
-// receivers answering 200 at once, an alert each with 250 messages queued) beside 0, 10, 100 and
+// receivers answering 200 at once, an alert each with 600 messages queued) beside 0, 10, 100 and
 // 300 hanging endpoints (loopback receivers that accept and never answer, an alert each with 5
 // messages queued ahead of the healthy ones), sent by the real DeliveryPool with its defaults
 // (128 in flight, a quarter kept for endpoints that answer, 3 s connect, 10 s to the headers,
@@ -27,7 +27,7 @@ import { BENCH } from './settings';
 
 const WINDOW_S = Number(process.env.WEBHOOK_BENCH_SECONDS ?? 20);
 const HEALTHY = 20;
-const HEALTHY_MESSAGES = 250;
+const HEALTHY_MESSAGES = 600;
 const HANGING_MESSAGES = 5;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const silent = createLogger(
