@@ -6,7 +6,8 @@ export default defineConfig({
     // PostgreSQL of a test's own, a benchmark beside the suite) is slow, never failed.
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    // fails a run that leaves test databases on the shared PostgreSQL server
-    globalSetup: ['@domain-index/db/test-database-leaks'],
+    // fails a run that leaves test databases on the shared PostgreSQL server; gives the run
+    // its migrated PGlite templates, copied where a suite wants a fresh database
+    globalSetup: ['@domain-index/db/test-database-leaks', '@domain-index/db/pglite-templates'],
   },
 });
