@@ -8,7 +8,15 @@
  * without it every database is made from scratch.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from './database';
@@ -79,4 +87,25 @@ export function migratedPgliteDump(): Promise<Blob | undefined> {
     return new Blob([readFileSync(file)]);
   })();
   return dump;
+}
+
+/**
+ * Makes `target` a PGlite data directory holding what the first `domain-index` command on an
+ * empty DATA_DIR leaves there: the database, opened and migrated. Copied from this run's
+ * template, or made in place outside a run with the global setup.
+ */
+export async function migratedPgliteDataDir(target: string): Promise<void> {
+  const make = async (path: string) => {
+    const database = await openDatabase({ dataDir: path });
+    try {
+      await migrateDatabase(database);
+    } finally {
+      await database.close();
+    }
+  };
+  const dir = templatesDir();
+  if (dir === undefined) return make(target);
+  const template = join(dir, 'data');
+  await once(template, make);
+  cpSync(template, target, { recursive: true });
 }
