@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-accounts-'));
@@ -10,6 +11,8 @@ const LINK = /^https:\/\/api\.example\.com\/dashboard\/set-password\/[A-Za-z0-9_
 
 // Each CLI run starts a process that compiles and migrates: seven of them take 20-40 s on a loaded machine.
 describe('domain-index accounts', { timeout: 120_000 }, () => {
+  // a migrated database, as the first command leaves one (cli-keys.test.ts starts from nothing)
+  beforeAll(() => migratedPgliteDataDir(env.DATA_DIR));
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });

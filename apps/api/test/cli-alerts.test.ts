@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { accounts, alerts, apiKeys, migrateDatabase, openDatabase, webhookDeliveries, type Database } from '@domain-index/db';
+import { accounts, alerts, apiKeys, openDatabase, webhookDeliveries, type Database } from '@domain-index/db';
+import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from './support/run-cli';
@@ -52,8 +53,8 @@ for (const { engine, skip } of testEngines()) {
         env = { DATABASE_URL: test.url!, LOG_LEVEL: 'silent' };
       } else {
         // the embedded database has one process at a time: seeded here, then closed for the CLI
+        await migratedPgliteDataDir(join(dir, 'data'));
         const database = await openDatabase({ dataDir: join(dir, 'data') });
-        await migrateDatabase(database);
         await seed(database);
         await database.close();
         env = { DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' };

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { migrateDatabase, openDatabase } from '@domain-index/db';
+import { openDatabase } from '@domain-index/db';
+import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
 import { parseSources } from '@domain-index/indexer';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock';
 import { syncSource } from '../src/indexing/sync-source';
 import { createLogger } from '../src/logger';
@@ -52,6 +53,8 @@ const ROW = {
 };
 
 describe('domain-index feeds check, and profiles in the sources file', () => {
+  // a migrated database, as the first command leaves one (cli-keys.test.ts starts from nothing)
+  beforeAll(() => migratedPgliteDataDir(env.DATA_DIR));
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));
     rmSync(dir, { recursive: true, force: true });
@@ -124,9 +127,9 @@ describe('domain-index feeds check, and profiles in the sources file', () => {
     const parsed = parseSources(JSON.stringify(entries));
     if (!parsed.ok) throw new Error(parsed.reason);
     const dataDir = join(dir, 'unchanged-data');
+    await migratedPgliteDataDir(dataDir);
     const database = await openDatabase({ dataDir });
     try {
-      await migrateDatabase(database);
       const logger = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
       const options = { database, clock: systemClock, logger, maxAttempts: 1 };
       expect(await syncSource(parsed.sources[0]!, options)).toMatchObject({ status: 'applied' });

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auctionRecord } from './support/feeds';
 import { runCli } from './support/run-cli';
 
@@ -23,6 +24,8 @@ async function sourcesTable(): Promise<Map<string, Record<string, string>>> {
 }
 
 describe('domain-index import, purge and sources (embedded database)', () => {
+  // a migrated database, as the first command leaves one (cli-keys.test.ts starts from nothing)
+  beforeAll(() => migratedPgliteDataDir(env.DATA_DIR));
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });

@@ -8,6 +8,8 @@ import { freePort, startServe, until } from './support/processes';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-keys-'));
+// Starts empty: the first command here makes the database (initdb, every migration) and still
+// prints only the key. The other CLI suites start from a copy of a migrated one.
 const env = { DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' };
 const KEY = /^dix_(live|test)_[0-9A-Za-z]{38}$/;
 

@@ -2,13 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, plans } from '@domain-index/db';
-import { afterAll, describe, expect, it } from 'vitest';
+import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-plans-'));
 const env = { DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' };
 
 describe('domain-index plans', () => {
+  // a migrated database, as the first command leaves one (cli-keys.test.ts starts from nothing)
+  beforeAll(() => migratedPgliteDataDir(env.DATA_DIR));
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });

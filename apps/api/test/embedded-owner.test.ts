@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from './support/feed-server';
 import { freePort, startServe, until, type ServeProcess } from './support/processes';
@@ -75,8 +76,10 @@ describe('one owner of the embedded database', () => {
       { id: 'brandbay', name: 'BrandBay', everyMinutes: 720, feed: 'https://brandbay.example/feed/listings.jsonl', format: 'jsonl' },
       { id: 'loopmart', name: 'LoopMart', everyMinutes: 60, feed: feed.url, format: 'jsonl' },
     ]));
-    // a first batch while no server runs: the command takes the database itself, and the index
-    // is no longer empty, so serve seeds no demo data and syncs loopmart (never synced) at once
+    // a first batch while no server runs: the command takes the database itself (migrated, as
+    // the first command leaves one), and the index is no longer empty, so serve seeds no demo
+    // data and syncs loopmart (never synced) at once
+    await migratedPgliteDataDir(dataDir);
     const first = await runCli(['import', '--source', 'brandbay', '-'], env, `${JSON.stringify({ domain_name: 'first-batch.com', status: 'auction', current_bid: 12, bid_count: 1, auction_end_time: '2031-01-01T00:00:00.000Z' })}\n`);
     expect(first.status).toBe(0);
     expect(lock()).toBeUndefined();

@@ -80,6 +80,11 @@ export interface DatabaseOptions {
    * pooler's PAUSE (or a server's maintenance) is not held up by connections nobody uses.
    */
   idleTimeoutMs?: number | undefined;
+  /**
+   * PGlite only: start from this dump (a tarball from PGlite's `dumpDataDir`) instead of an empty
+   * database, as PGlite's own `clone()` does. The suites copy a migrated database this way.
+   */
+  pgliteDump?: Blob | undefined;
 }
 
 /** How many connections of a PostgreSQL pool are in use and how many statements wait for one. */
@@ -99,7 +104,7 @@ export interface PoolStats {
 /** Opens PostgreSQL when `databaseUrl` is set, PGlite (with pg_trgm) otherwise. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir ?? './.data');
+  return openPglite(options.dataDir ?? './.data', options.pgliteDump);
 }
 
 /** What the patched postgres.js (patches/postgres@3.4.9.patch) tells of its queues. */
@@ -168,8 +173,8 @@ function openPostgres(rawUrl: string, options: DatabaseOptions): Database {
   };
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
-  const client = new PGlite(dataDir, { extensions: { pg_trgm } });
+async function openPglite(dataDir: string, dump: Blob | undefined): Promise<Database> {
+  const client = new PGlite(dataDir, { extensions: { pg_trgm }, ...(dump !== undefined && { loadDataDir: dump }) });
   await client.waitReady;
   const db = drizzlePglite(client, { schema });
   return {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { openDatabase, type Database } from './database';
 import { migrateDatabase } from './migrate';
+import { migratedPgliteDump } from './pglite-templates';
 
 /** A database engine the integration suites run on. */
 export type TestEngine = 'pglite' | 'postgres';
@@ -37,15 +38,19 @@ export function testEngines(): { engine: TestEngine; skip: boolean }[] {
   ];
 }
 
-/** Creates a fresh database: in-memory PGlite, or a new PostgreSQL database on the test server. */
+/**
+ * Creates a fresh database: in-memory PGlite, or a new PostgreSQL database on the test server.
+ * A migrated PGlite one is a copy of the run's template when the run has one (pglite-templates.ts).
+ */
 export async function createTestDatabase(
   engine: TestEngine,
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   if (engine === 'pglite') {
-    const database = await openDatabase({ dataDir: 'memory://' });
-    if (migrate) await migrateDatabase(database);
+    const dump = migrate ? await migratedPgliteDump() : undefined;
+    const database = await openDatabase({ dataDir: 'memory://', pgliteDump: dump });
+    if (migrate && dump === undefined) await migrateDatabase(database);
     return { database, url: undefined, dispose: () => database.close() };
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
