@@ -207,26 +207,10 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
     // the change feed: alpha's first batch (source.loaded), its second (added, updated,
     // removed), ends passing (ending_soon, ended)
     const at = (when: Date): Clock => ({ now: () => when });
-    expect(
-      (
-        await importBatch({
-          database: test.database,
-          source: SOURCES[0]!,
-          clock: at(T1),
-          input: jsonlFeed(FIRST),
-        })
-      ).outcome,
-    ).toBe('applied');
-    expect(
-      (
-        await importBatch({
-          database: test.database,
-          source: SOURCES[0]!,
-          clock: at(T2),
-          input: jsonlFeed(SECOND),
-        })
-      ).outcome,
-    ).toBe('applied');
+    for (const [when, rows] of [[T1, FIRST], [T2, SECOND]] as const) {
+      const summary = await importBatch({ database: test.database, source: SOURCES[0]!, clock: at(when), input: jsonlFeed(rows) });
+      expect(summary.outcome).toBe('applied');
+    }
     for (const when of [hours(T2, 7), hours(T2, 31)])
       await appendTimedEvents(test.database, new Date(when));
 
