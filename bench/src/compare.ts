@@ -12,7 +12,9 @@
  *
  * Settings (environment): COMPARE_DATABASE_URL (a database of its own, seeded once with
  * COMPARE_ROWS listings and reused), BENCH_REDIS_URL, COMPARE_ROUNDS, COMPARE_SECONDS (load per
- * shape per round), COMPARE_CONCURRENCY.
+ * shape per round), COMPARE_CONCURRENCY, COMPARE_SHAPES (a comma-separated list of words: only
+ * the shapes whose name holds one of them, e.g. `lookup`, for a quicker look at one path; the
+ * figures quoted in a closing note come from every shape).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,10 @@ const settings = {
   rounds: Number(process.env.COMPARE_ROUNDS ?? 3),
   seconds: Number(process.env.COMPARE_SECONDS ?? 6),
   concurrency: Number(process.env.COMPARE_CONCURRENCY ?? 32),
+  shapes: (process.env.COMPARE_SHAPES ?? '')
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== ''),
   seed: 42,
 };
 
@@ -173,7 +179,10 @@ try {
 } finally {
   await probe.stop();
 }
-const shapes = shapesFor(existingName);
+const shapes = shapesFor(existingName).filter(
+  (shape) => settings.shapes.length === 0 || settings.shapes.some((word) => shape.name.includes(word)),
+);
+if (shapes.length === 0) fail(`COMPARE_SHAPES=${settings.shapes.join(',')} names no shape: ${shapesFor(existingName).map((shape) => shape.name).join(', ')}`);
 
 process.stderr.write(
   `comparing ${after.label} with ${before.label}: ${dataset.listings.toLocaleString('en-US')} listings, ` +

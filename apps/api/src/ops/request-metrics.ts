@@ -34,7 +34,8 @@ export function routeLabel(req: Request, res: Response): string {
 export function measureRequests(metrics: ApiMetrics): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
-    res.once('finish', () => {
+    // a response finishes once: `on` spares the wrapper `once` allocates per request
+    res.on('finish', () => {
       metrics.requestDuration.observe(
         { method: req.method, route: routeLabel(req, res), status: String(res.statusCode) },
         (performance.now() - started) / 1000,
