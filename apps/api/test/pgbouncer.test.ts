@@ -137,6 +137,11 @@ describe.skipIf(skipped)('through PgBouncer in transaction mode (?pgbouncer=true
       await api.exited;
     }
     expect(await cluster.log()).not.toMatch(/prepared statement/);
+    // every request is in the key's request log, written by COPY through the pooler (the rest at shutdown)
+    const [logged] = await direct.rows<{ n: number }>(
+      sql`select count(*)::int as n from request_log r join api_keys k on k.id = r.key_id where k.name = 'pooler'`,
+    );
+    expect(logged!.n).toBe(500);
   });
 
   it('answers 503 within QUERY_TIMEOUT_MS + 1 s on every endpoint while PgBouncer is paused, and 200 within 5 s of RESUME', async () => {

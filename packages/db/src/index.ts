@@ -1,4 +1,5 @@
 export * from './advisory-lock';
+export * from './copy-in';
 export * from './database';
 export * from './database-url';
 export * from './deadline';
