@@ -27,7 +27,8 @@ export function registerListEvents(server: McpServer, client: DomainIndex): void
     'list_events',
     { title: 'What changed', description: DESCRIPTION, inputSchema: toolInput(EVENT_FIELDS), outputSchema: output, annotations: READ_ONLY },
     (args) => {
-      const checked = eventQuerySchema.safeParse(args);
+      // checked as the API reads it: the client sends a list of types as one comma-separated value
+      const checked = eventQuerySchema.safeParse(Array.isArray(args.type) ? { ...args, type: args.type.join(',') } : args);
       if (!checked.success) return argumentError(queryErrorToApiError(checked.error));
       return calling(async () => {
         const page = await client.events.list(args as EventParams);
