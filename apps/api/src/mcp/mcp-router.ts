@@ -6,6 +6,7 @@ import { authenticate } from '../auth/authenticate';
 import { PlanCache } from '../auth/plan-cache';
 import { ApiError } from '../http/api-error';
 import { jsonBody } from '../http/json-body';
+import { routesUnder } from '../ops/request-metrics';
 import { rejectKeyInQuery } from '../http/reject-key-in-query';
 import { strictRouter } from '../http/strict-router';
 import { VERSION } from '../version';
@@ -37,6 +38,7 @@ async function exchange(req: Request, res: Response): Promise<void> {
  */
 export function mcpRouter(deps: RouteDeps): Router {
   const router = strictRouter();
+  router.use(routesUnder(MCP_PATH));
   router.post(
     '/',
     rejectKeyInQuery(),

@@ -9,6 +9,9 @@ import { READ_ONLY } from './annotations';
 
 const LIST_DESCRIPTION = `List the user's alerts (saved change-feed filters whose matches go to a webhook or an email digest), newest first, each with its filter, channels, state and latest webhook delivery.`;
 
+// built once: a stateless HTTP server registers its tools on every request
+const CREATE_INPUT = toolInput(createAlertSchema.shape, ['name', 'query']);
+
 const CREATE_DESCRIPTION = `Create an alert: a saved filter of the change feed whose matching events are sent to the user's webhook (signed per Standard Webhooks) or as an hourly or daily email digest, or both; at least one of webhook_url and email_digest.
 \`query\` is the filter as a query string of the change feed, e.g. "type=listing.added&tld=ai&max_price=500" (the same filters as search_domains and list_events, without after and limit).
 Returns the alert, and its webhook signing secret, shown only this once. Plans limit how many alerts a user may have.`;
@@ -33,7 +36,7 @@ export function registerCreateAlert(server: McpServer, client: DomainIndex): voi
     {
       title: 'Create an alert',
       description: CREATE_DESCRIPTION,
-      inputSchema: toolInput(createAlertSchema.shape, ['name', 'query']),
+      inputSchema: CREATE_INPUT,
       outputSchema: { alert: alertWithSecretSchema },
       // it writes, and what it writes sends messages to addresses outside this service
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

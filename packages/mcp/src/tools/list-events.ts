@@ -17,6 +17,9 @@ const output = {
   has_more: pagination.has_more,
 };
 
+// built once: a stateless HTTP server registers its tools on every request
+const INPUT = toolInput(EVENT_FIELDS);
+
 const DESCRIPTION = `Read the change feed: what changed in the index, oldest first: ${EVENT_TYPES.join(', ')}. Each event carries the listing (listing.updated also the fields that changed, with their values before).
 Filter it like search_domains (search, tld, source, prices, lengths, scores...) and by \`type\`. Returns up to \`limit\` events (default ${EVENT_LIMITS.limitDefault}), \`next_cursor\` and \`has_more\`.
 Without \`after\` it starts at the oldest event kept (events are kept about 14 days); after "now" starts at the newest. To go on, call again with \`after\` set to \`next_cursor\`: always returned, even on an empty page, so keep it to ask later what changed since.`;
@@ -25,7 +28,7 @@ Without \`after\` it starts at the oldest event kept (events are kept about 14 d
 export function registerListEvents(server: McpServer, client: DomainIndex): void {
   server.registerTool(
     'list_events',
-    { title: 'What changed', description: DESCRIPTION, inputSchema: toolInput(EVENT_FIELDS), outputSchema: output, annotations: READ_ONLY },
+    { title: 'What changed', description: DESCRIPTION, inputSchema: INPUT, outputSchema: output, annotations: READ_ONLY },
     (args) => {
       // checked as the API reads it: the client sends a list of types as one comma-separated value
       const checked = eventQuerySchema.safeParse(Array.isArray(args.type) ? { ...args, type: args.type.join(',') } : args);

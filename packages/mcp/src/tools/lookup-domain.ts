@@ -6,6 +6,9 @@ import { toolInput } from '../tool-input';
 import { calling, toolResult } from '../tool-result';
 import { READ_ONLY } from './annotations';
 
+// built once: a stateless HTTP server registers its tools on every request
+const INPUT = toolInput(contract.getDomain.pathParams.shape, ['domain']);
+
 const DESCRIPTION = `Look one domain name up: its current listing with every field (status, marketplace, price, bids, end time, index_score, SEO metrics, marketplace_url).
 The name is ASCII or punycode (xn--...), e.g. "example.com"; it is only lowercased.
 When several marketplaces list it, the one chosen is: not ended first; then auction, available, dropping; then the most recently checked.
@@ -18,7 +21,7 @@ export function registerLookupDomain(server: McpServer, client: DomainIndex): vo
     {
       title: 'Look a domain up',
       description: DESCRIPTION,
-      inputSchema: toolInput(contract.getDomain.pathParams.shape, ['domain']),
+      inputSchema: INPUT,
       outputSchema: { domain: domainSchema },
       annotations: READ_ONLY,
     },

@@ -17,6 +17,9 @@ const output = {
   has_more: listEnvelopeSchema.shape.pagination.shape.has_more,
 };
 
+// built once: a stateless HTTP server registers its tools on every request
+const INPUT = toolInput(SEARCH_FIELDS);
+
 const DESCRIPTION = `Search the domain names listed for sale on the indexed marketplaces (running auctions, names about to drop, fixed-price listings).
 Returns up to \`limit\` listings (default ${SEARCH_LIMITS.limitDefault}, at most ${SEARCH_LIMITS.limitMax}) with every field of each, \`total\` (how many match: exact, or an estimate when counting would take too long) and \`next_cursor\`.
 Without \`status\` only running auctions are searched; pass status "all" for every listing that has not ended.
@@ -27,7 +30,7 @@ Prices are US dollars. index_score (0-100) is demand and liquidity, not a valuat
 export function registerSearchDomains(server: McpServer, client: DomainIndex): void {
   server.registerTool(
     'search_domains',
-    { title: 'Search listed domains', description: DESCRIPTION, inputSchema: toolInput(SEARCH_FIELDS), outputSchema: output, annotations: READ_ONLY },
+    { title: 'Search listed domains', description: DESCRIPTION, inputSchema: INPUT, outputSchema: output, annotations: READ_ONLY },
     (args) => {
       // the contract's own check, worded as the API's 400: no request is spent on a bad argument
       const checked = searchQuerySchema.safeParse(args);
