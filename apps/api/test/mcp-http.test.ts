@@ -164,6 +164,14 @@ describe('POST /mcp: the MCP server over Streamable HTTP', () => {
     expect(logged.map((row) => `${row.method} ${row.path} ${row.status}`)).toEqual(['GET /api/v1/domains?tld=com&limit=10 200']);
   });
 
+  it('labels its requests /mcp/ in the request metrics, and the tool calls by their API route', async () => {
+    const { values } = await api.metrics.registry.getSingleMetric('http_request_duration_seconds')!.get();
+    const routes = new Set(values.map((value) => `${value.labels.method} ${value.labels.route}`));
+    expect(routes).toContain('POST /mcp/');
+    expect(routes).toContain('GET /api/v1/domains');
+    expect(routes).not.toContain('POST /');
+  });
+
   it('refuses a request without a valid key with 401 and the Bearer challenge', async () => {
     for (const authorization of [undefined, 'Bearer di_live_not_a_key']) {
       const response = await api.raw('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...(authorization === undefined ? {} : { authorization }) }, body: JSON.stringify(INITIALIZE) });
