@@ -182,8 +182,8 @@ describe('POST /mcp: the MCP server over Streamable HTTP', () => {
     await expect(connectHttp(api.baseUrl, 'di_live_not_a_key')).rejects.toThrow();
   });
 
-  it('answers GET and DELETE with 405, Allow: POST, as a server without sessions does', async () => {
-    for (const method of ['GET', 'DELETE']) {
+  it('answers GET and DELETE with 405, Allow: POST, as a server without sessions does, and a preflight too (no CORS)', async () => {
+    for (const method of ['GET', 'DELETE', 'OPTIONS']) {
       const response = await api.get('/mcp', { method, headers: { accept: 'text/event-stream' } });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
