@@ -19,8 +19,9 @@ interface ToolFailure {
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
 /**
- * `invalid_parameter (limit): limit must be ... Retry after 42 seconds.`: the code to branch on,
- * the parameter, the API's message. No structured content: an error need not fit the output schema.
+ * The code to branch on, the parameter, the API's message, and for a 429 the wait:
+ * `invalid_parameter (parameter limit): limit must be ...`, `rate_limited: ... Retry after 42
+ * seconds.` No structured content: an error need not fit the output schema.
  */
 function failure(error: ToolFailure): CallToolResult {
   const where = error.param === undefined || error.param === '' ? '' : ` (parameter ${error.param})`;
