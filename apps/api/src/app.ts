@@ -51,6 +51,7 @@ import type { RequestLogRecorder } from './request-log/request-log-recorder';
 import { sendJson } from './wire/send-json';
 import { sequence } from './http/sequence';
 import { rootRouter, ROOT_ENDPOINT } from './http/root';
+import { MCP_PATH, mcpRouter } from './mcp/mcp-router';
 
 /** What the app needs from outside; tests pass their own to run several instances side by side. */
 export interface AppDeps {
@@ -160,6 +161,7 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(rootRouter({ dashboard: deps.dashboard !== undefined }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));
   app.use(CONFIRM_EMAIL_PATH, confirmEmailRouter({ database: deps.database, clock: deps.clock }));
+  app.use(MCP_PATH, mcpRouter(deps));
 
   const endpoints = [...Object.values(contract).map((route) => ({ pattern: pathPattern(route.path), methods: [route.method] })), ROOT_ENDPOINT];
   app.use(notFoundOrMethodNotAllowed(endpoints));

@@ -17,6 +17,7 @@ const modules = {
   import: () => import('./commands/import'),
   keys: () => import('./commands/keys'),
   logger: () => import('./logger'),
+  mcp: () => import('./mcp/stdio-command'),
   migrate: () => import('./commands/migrate'),
   plans: () => import('./commands/plans'),
   purge: () => import('./commands/purge'),
@@ -326,6 +327,11 @@ export function buildProgram(): Command {
     );
 
   program
+    .command('mcp')
+    .description('an MCP server on stdin/stdout over the API at DOMAIN_INDEX_URL, with DOMAIN_INDEX_API_KEY (docs/mcp.md)')
+    .action(async () => (await modules.mcp()).mcpStdioCommand());
+
+  program
     .command('sources')
     .description('list the configured marketplaces and their last sync')
     .action(withConfig(async (config) => (await modules.sources()).sourcesCommand(config)));
@@ -343,7 +349,7 @@ class RanInOwner extends Error {}
  */
 function runsThroughOwner(action: Command): boolean {
   const path = commandPath(action);
-  if (path === 'serve' || path === 'migrate' || path.startsWith('feeds ')) return false;
+  if (path === 'serve' || path === 'migrate' || path === 'mcp' || path.startsWith('feeds ')) return false;
   if (path === 'sync') return action.opts<{ once?: boolean }>().once === true;
   return true;
 }
