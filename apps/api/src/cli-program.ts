@@ -3,7 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CliError } from './cli-error';
 import { checkDatabaseChoice, checkWorkers, ConfigError, loadConfig, type Config } from './config';
 import { io } from './embedded/cli-io';
-import { failureLine } from './failure-line';
+import { failureLine } from '@domain-index/runtime/failure-line';
 import { VERSION } from './version';
 
 // Each command's modules (and the logger) are imported when that command runs, not before:
@@ -16,7 +16,7 @@ const modules = {
   feedsCheck: () => import('./commands/feeds-check'),
   import: () => import('./commands/import'),
   keys: () => import('./commands/keys'),
-  logger: () => import('./logger'),
+  logger: () => import('@domain-index/runtime/logger'),
   migrate: () => import('./commands/migrate'),
   plans: () => import('./commands/plans'),
   purge: () => import('./commands/purge'),

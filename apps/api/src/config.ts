@@ -3,11 +3,11 @@ import ipaddr from 'ipaddr.js';
 // the URL rules alone: config must not load the database drivers (the CLI's --help stays fast)
 import { pgbouncerParameterProblem } from '@domain-index/db/database-url';
 import { z } from 'zod';
-import { parseMailFrom, parseSmtpUrl, type SmtpSettings } from './mail/mail-settings';
-import { EMPTY_ALLOW_LIST, parseAllowedHosts, type AllowList } from './webhooks/address-rules';
-import { DEFAULT_RETRY_SCHEDULE, DISABLE_AFTER_MS, parseRetrySchedule } from './webhooks/retry-schedule';
-import { WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_RESPONSE_TIMEOUT_MS, WEBHOOK_TIMEOUT_MS } from './webhooks/safe-request';
-import { DEFAULT_CONCURRENCY } from './alerts/endpoints';
+import { parseMailFrom, parseSmtpUrl, type SmtpSettings } from '@domain-index/mail/mail-settings';
+import { EMPTY_ALLOW_LIST, parseAllowedHosts, type AllowList } from '@domain-index/webhooks/address-rules';
+import { DEFAULT_RETRY_SCHEDULE, DISABLE_AFTER_MS, parseRetrySchedule } from '@domain-index/webhooks/retry-schedule';
+import { WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_RESPONSE_TIMEOUT_MS, WEBHOOK_TIMEOUT_MS } from '@domain-index/webhooks/safe-request';
+import { DEFAULT_CONCURRENCY } from '@domain-index/alerts/endpoints';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['json', 'pretty'] as const;

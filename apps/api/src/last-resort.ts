@@ -1,4 +1,4 @@
-import { failureLine } from './failure-line';
+import { failureLine } from '@domain-index/runtime/failure-line';
 
 /**
  * The last resort of every `domain-index` process: an error nothing caught (a stream's 'error'

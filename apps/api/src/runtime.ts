@@ -4,7 +4,7 @@ import { CliError } from './cli-error';
 import { checkDatabaseChoice, type Config } from './config';
 import { io } from './embedded/cli-io';
 import { releaseDataDir, takeDataDir } from './embedded/data-dir-lock';
-import { failureLine } from './failure-line';
+import { failureLine } from '@domain-index/runtime/failure-line';
 
 /** How a command opens the configured database. */
 export interface OpenOptions {

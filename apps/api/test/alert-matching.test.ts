@@ -4,9 +4,9 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import { seedRecords, type SourceConfig } from '@domain-index/indexer';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventMatcher } from '../src/alerts/event-matcher';
-import { loadWindow } from '../src/alerts/outbox';
-import { eventConditions } from '../src/events/feed-page';
+import { eventMatcher } from '@domain-index/alerts/event-matcher';
+import { loadWindow } from '@domain-index/alerts/outbox';
+import { eventConditions } from '@domain-index/events/feed-page';
 import { appendTimedEvents } from '../src/events/timed-events';
 import { importBatch } from '../src/indexing/import-batch';
 import { jsonlFeed } from './support/feeds';

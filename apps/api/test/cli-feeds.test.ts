@@ -6,9 +6,9 @@ import { openDatabase } from '@domain-index/db';
 import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
 import { parseSources } from '@domain-index/indexer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../src/clock';
+import { systemClock } from '@domain-index/runtime/clock';
 import { syncSource } from '../src/indexing/sync-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '@domain-index/runtime/logger';
 import { startFeedServer, type FeedServer } from './support/feed-server';
 import { runCli } from './support/run-cli';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase, testEngines } from '@domain-index/db/testing';
 import { describe, expect, it } from 'vitest';
 import { checkDatabaseChoice, isLoopbackHost, loadConfig, publicUrlWarning } from '../src/config';
-import { logFormat } from '../src/logger';
+import { logFormat } from '@domain-index/runtime/logger';
 import { freePort, startServe, until } from './support/processes';
 
 const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));

@@ -3,12 +3,12 @@ import { accounts, apiKeys, eq, keyReveals, plans, sql, type Database } from '@d
 import { testEngines } from '@domain-index/db/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, disableAccount, issueLink, setAccountPlan } from '../src/accounts/account-store';
+import { createAccount, disableAccount, issueLink, setAccountPlan } from '@domain-index/accounts/account-store';
 import { SIGN_IN_LIMITS, SignInLimiter } from '../src/dashboard/sign-in-limiter';
 import { RedisRateLimiter } from '../src/ratelimit/redis-rate-limiter';
-import type { Clock } from '../src/clock';
-import { argon2Passwords, type PasswordHasher } from '../src/accounts/passwords';
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../src/accounts/sessions';
+import type { Clock } from '@domain-index/runtime/clock';
+import { argon2Passwords, type PasswordHasher } from '@domain-index/accounts/passwords';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '@domain-index/accounts/sessions';
 import { listEnvelopeSchema } from '@domain-index/contract';
 import { buildFixtureIndex, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
 import { DashboardClient, formTokenOf, listRows, postNewKey, postRotation, shownKey } from './support/dashboard-client';

@@ -7,7 +7,7 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import { seedRecords, type SourceConfig } from '@domain-index/indexer';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../src/clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { importBatch } from '../src/indexing/import-batch';
 import { jsonlFeed } from './support/feeds';
 import { startCommand, until } from './support/processes';

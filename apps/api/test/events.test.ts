@@ -3,7 +3,7 @@ import { sql } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import type { SourceConfig } from '@domain-index/indexer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../src/clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { appendTimedEvents } from '../src/events/timed-events';
 import { importBatch } from '../src/indexing/import-batch';
 import { jsonlFeed } from './support/feeds';
@@ -150,8 +150,8 @@ for (const { engine, skip } of testEngines()) {
       const cursorAtStart = (await (await api.get('/api/v1/events?limit=1')).json()) as EventListEnvelope;
       expect(cursorAtStart.data[0]!.id).toBe(early.id);
       // every day of events before the last is past a 1-day retention 3 days later
-      const { dropExpiredEventPartitions } = await import('../src/events/partitions');
-      const { lockEventLog } = await import('../src/events/event-log-lock');
+      const { dropExpiredEventPartitions } = await import('@domain-index/events/partitions');
+      const { lockEventLog } = await import('@domain-index/events/event-log-lock');
       await dropExpiredEventPartitions(test.database, new Date(hours(T2, 24 * 5)), 1, lockEventLog);
       const expired = await api.get(`/api/v1/events?after=${cursorAtStart.pagination.next_cursor}`);
       expect(expired.status).toBe(410);

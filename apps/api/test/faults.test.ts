@@ -2,7 +2,7 @@ import { statsEnvelopeSchema } from '@domain-index/contract';
 import { migrateDatabase, openDatabase, sql, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../src/auth/api-key';
+import { generateApiKey, hashApiKey } from '@domain-index/accounts/api-key';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
 import { until } from './support/processes';
 import { buildFixtureIndex, fixtureClock, fixtureFeeds, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';

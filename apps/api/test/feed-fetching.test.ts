@@ -5,10 +5,10 @@ import { createTestDatabase, type TestDatabase } from '@domain-index/db/testing'
 import { parseSources, type SourceConfig } from '@domain-index/indexer';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../src/clock';
+import { systemClock } from '@domain-index/runtime/clock';
 import { SyncMetrics } from '../src/ops/sync-metrics';
 import { syncSource } from '../src/indexing/sync-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '@domain-index/runtime/logger';
 import { auctionRecord } from './support/feeds';
 import { startFeedServer, type FeedHandler, type FeedServer } from './support/feed-server';
 import { zipOne } from './support/zip';

@@ -4,9 +4,9 @@ import { listings, sourceSyncs, sql, type Database } from '@domain-index/db';
 import { createTestDatabase, type TestDatabase } from '@domain-index/db/testing';
 import { parseSources, type SourceConfig } from '@domain-index/indexer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../src/clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { syncSource } from '../src/indexing/sync-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '@domain-index/runtime/logger';
 import { startFeedServer, type FeedHandler, type FeedServer } from './support/feed-server';
 import { zipOne } from './support/zip';
 

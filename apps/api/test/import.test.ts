@@ -4,10 +4,10 @@ import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../src/clock';
+import { systemClock, type Clock } from '@domain-index/runtime/clock';
 import { importBatch, importBatches, type ImportSummary } from '../src/indexing/import-batch';
 import { LISTING_COLUMN_LIST } from '../src/indexing/listing-columns';
-import { lastCheckedAt } from '../src/listings/last-checked-at';
+import { lastCheckedAt } from '@domain-index/listings/last-checked-at';
 import { auctionRecord, jsonlFeed } from './support/feeds';
 import { startApi } from './support/start-api';
 

@@ -2,7 +2,7 @@ import { Agent, get, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../src/auth/key-store';
+import { createKey } from '@domain-index/accounts/key-store';
 import { holdTableLock, untilWaiting, type HeldLock } from './support/locks';
 import { freePort, startServe, until, type ServeProcess } from './support/processes';
 

@@ -2,7 +2,7 @@ import { lookupEnvelopeSchema, statsEnvelopeSchema, type Domain } from '@domain-
 import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBatch } from '../src/indexing/import-batch';
-import type { Clock } from '../src/clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { auctionRecord, jsonlFeed } from './support/feeds';
 import { fixtureRetrievable } from './support/fixture-api';
 import { buildFixtureIndex, EVERY_FIELD_RECORD, fixtureFeeds, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';

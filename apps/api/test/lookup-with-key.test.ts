@@ -1,7 +1,7 @@
 import { contract } from '@domain-index/contract';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, revokeKey } from '../src/auth/key-store';
+import { createKey, revokeKey } from '@domain-index/accounts/key-store';
 import { findListing } from '../src/listings/lookup-query';
 import { ApiMetrics } from '../src/ops/api-metrics';
 import { PrimaryReads } from '../src/replicas/read-nodes';

@@ -7,9 +7,9 @@ import { parse as parseYaml } from 'yaml';
 import { ApiMetrics } from '../src/ops/api-metrics';
 import { Readiness, readinessRegistry } from '../src/ops/readiness';
 import { SyncMetrics } from '../src/ops/sync-metrics';
-import { registerPoolMetrics } from '../src/ops/pool-metrics';
+import { registerPoolMetrics } from '@domain-index/runtime/pool-metrics';
 import { DeliveryMetrics } from '../src/alerts/delivery-metrics';
-import { systemClock } from '../src/clock';
+import { systemClock } from '@domain-index/runtime/clock';
 import { migrateDatabase, openDatabase } from '@domain-index/db';
 import { parseExposition } from './support/prometheus';
 

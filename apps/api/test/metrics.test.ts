@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_SOURCES } from '@domain-index/indexer';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../src/auth/key-store';
+import { createKey } from '@domain-index/accounts/key-store';
 import { auctionRecord } from './support/feeds';
 import { startFeedServer, type FeedServer } from './support/feed-server';
 import { parseExposition, seriesKey, total, type Series } from './support/prometheus';

@@ -10,7 +10,7 @@ import {
 } from '@domain-index/contract';
 import type { ZodTypeAny } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllowedHosts } from '../src/webhooks/address-rules';
+import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
 import { fixtureRetrievable } from './support/fixture-api';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
 import { startApi, type RunningApi } from './support/start-api';

@@ -2,7 +2,7 @@ import { searchQuerySchema, SORT_FIELDS } from '@domain-index/contract';
 import { testEngines } from '@domain-index/db/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchConditions } from '../src/search/filters';
+import { searchConditions } from '@domain-index/listings/filters';
 import { resolveOrdering } from '../src/search/ordering';
 import { pageQuery, pageRows } from '../src/search/page-query';
 import { PageStatements } from '../src/search/page-statements';

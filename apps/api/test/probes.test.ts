@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from '@domain-index/db';
 import { createTestDatabase, testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../src/auth/key-store';
+import { createKey } from '@domain-index/accounts/key-store';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
 import { holdTableLock, untilWaiting, type HeldLock } from './support/locks';
 import { freePort, startServe, until } from './support/processes';

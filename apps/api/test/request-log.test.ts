@@ -6,10 +6,10 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, issueLink } from '../src/accounts/account-store';
-import { generateApiKey } from '../src/auth/api-key';
-import { systemClock } from '../src/clock';
-import { createLogger } from '../src/logger';
+import { createAccount, issueLink } from '@domain-index/accounts/account-store';
+import { generateApiKey } from '@domain-index/accounts/api-key';
+import { systemClock } from '@domain-index/runtime/clock';
+import { createLogger } from '@domain-index/runtime/logger';
 import { ApiMetrics } from '../src/ops/api-metrics';
 import { dayOf, ensurePartitions, partitionName } from '../src/request-log/partitions';
 import {

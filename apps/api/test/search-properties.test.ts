@@ -8,7 +8,7 @@ import { search, walk } from './support/search-client';
 import { startFixtureApi } from './support/fixture-api';
 import type { RunningApi } from './support/start-api';
 import type { Domain } from '@domain-index/contract';
-import { searchConditions } from '../src/search/filters';
+import { searchConditions } from '@domain-index/listings/filters';
 import { resolveOrdering } from '../src/search/ordering';
 import { pageQuery, pageRows } from '../src/search/page-query';
 import type { PageStrategy } from '../src/search/page-strategy';

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../src/auth/key-store';
+import { createKey } from '@domain-index/accounts/key-store';
 import { freePort, startServe, until, type ServeProcess } from './support/processes';
 import { testRedisUrl } from './support/redis';
 

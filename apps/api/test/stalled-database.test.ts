@@ -2,7 +2,7 @@ import { openDatabase, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPEAT_WINDOW_MS } from '../src/logger';
+import { REPEAT_WINDOW_MS } from '@domain-index/runtime/logger';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
 import { until } from './support/processes';
 import { startApi, type RunningApi } from './support/start-api';

@@ -3,11 +3,11 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import type { SourceConfig } from '@domain-index/indexer';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../src/clock';
+import { systemClock, type Clock } from '@domain-index/runtime/clock';
 import { purgeEnded } from '../src/indexing/purge';
 import { syncSource } from '../src/indexing/sync-source';
 import { runSyncWorker } from '../src/indexing/sync-worker';
-import { createLogger } from '../src/logger';
+import { createLogger } from '@domain-index/runtime/logger';
 import { auctionRecord } from './support/feeds';
 import { startFeedServer, type FeedAnswer, type FeedServer } from './support/feed-server';
 import { until } from './support/processes';

@@ -1,11 +1,11 @@
 import type { Database } from '@domain-index/db';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import type { Config } from '../config';
-import type { Logger } from '../logger';
-import { Mailer } from '../mail/mailer';
-import { loadCursorSecret } from '../search/cursor-secret';
-import { AlertContext } from './alert-deps';
+import type { Logger } from '@domain-index/runtime/logger';
+import { Mailer } from '@domain-index/mail/mailer';
+import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
+import { AlertContext } from '@domain-index/alerts/alert-deps';
 import { DeliveryMetrics } from './delivery-metrics';
 import { deliveryTask, type Deliveries } from './delivery-worker';
 

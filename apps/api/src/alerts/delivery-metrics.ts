@@ -1,9 +1,9 @@
 import type { Database } from '@domain-index/db';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import type { PoolState } from './delivery-pool';
 import { outboxDepth } from './delivery-worker';
-import { boundedCollector } from '../ops/bounded-collect';
+import { boundedCollector } from '@domain-index/runtime/bounded-collect';
 
 /**
  * The webhook delivery's metrics, in the process that sends (`sync`, or the embedded start):

@@ -1,5 +1,5 @@
 import { withoutDeadline, type Database } from '@domain-index/db';
-import { DEFAULT_CIRCUIT, DEFAULT_CONCURRENCY, endpointOf, Endpoints } from './endpoints';
+import { DEFAULT_CIRCUIT, DEFAULT_CONCURRENCY, endpointOf, Endpoints } from '@domain-index/alerts/endpoints';
 import { claimDue, deadLocalClaimers, releaseClaims, sendMessage, type Claimed, type SenderSettings } from './webhook-sender';
 
 /** How long the pool waits, with a slot free and nothing claimable, before it looks again. */

@@ -1,12 +1,12 @@
 import { and, inArray, lt, sql, webhookAttempts, webhookDeliveries, type Database } from '@domain-index/db';
-import type { Mailer } from '../mail/mailer';
-import { BackgroundLoop } from '../background/background-loop';
-import { DELIVERY_LOG_DAYS } from './delivery-log';
-import { sendConfirmations } from './digest-recipients';
+import type { Mailer } from '@domain-index/mail/mailer';
+import { BackgroundLoop } from '@domain-index/runtime/background-loop';
+import { DELIVERY_LOG_DAYS } from '@domain-index/alerts/delivery-log';
+import { sendConfirmations } from '@domain-index/alerts/digest-recipients';
 import { sendDueDigests } from './digests';
 import { webhookDisabledNotice } from './disabled-notice';
-import { fillOutbox } from './outbox';
-import { cancelMessagesOfStoppedOwners } from './owner-state';
+import { fillOutbox } from '@domain-index/alerts/outbox';
+import { cancelMessagesOfStoppedOwners } from '@domain-index/alerts/owner-state';
 import { DeliveryPool } from './delivery-pool';
 import type { SenderSettings } from './webhook-sender';
 

@@ -1,15 +1,15 @@
 import { alerts, and, digestRecipients, eq, getTableColumns, isNotNull, listingEvents, lte, sql, type AlertRow, type Database } from '@domain-index/db';
 import type { Event } from '@domain-index/contract';
-import type { Clock } from '../clock';
-import { eventConditions, eventsByIds } from '../events/feed-page';
-import type { Logger } from '../logger';
-import type { Mailer } from '../mail/mailer';
-import { html } from '../dashboard/html';
-import { alertEventQuery } from './alert-query';
-import { nextDigestDue } from './alert-actions';
-import { requestConfirmation } from './digest-recipients';
-import { ownerStopReason } from './owner-state';
-import { unsubscribeToken } from './unsubscribe-token';
+import type { Clock } from '@domain-index/runtime/clock';
+import { eventConditions, eventsByIds } from '@domain-index/events/feed-page';
+import type { Logger } from '@domain-index/runtime/logger';
+import type { Mailer } from '@domain-index/mail/mailer';
+import { html } from '@domain-index/html/html';
+import { alertEventQuery } from '@domain-index/alerts/alert-query';
+import { nextDigestDue } from '@domain-index/alerts/alert-actions';
+import { requestConfirmation } from '@domain-index/alerts/digest-recipients';
+import { ownerStopReason } from '@domain-index/alerts/owner-state';
+import { unsubscribeToken } from '@domain-index/alerts/unsubscribe-token';
 
 /** Matches listed in one digest; the rest are counted. */
 export const DIGEST_LISTED = 200;

@@ -1,7 +1,7 @@
 import { accounts, eq, type AlertRow, type Database } from '@domain-index/db';
-import { html } from '../dashboard/html';
-import type { Logger } from '../logger';
-import type { Mailer } from '../mail/mailer';
+import { html } from '@domain-index/html/html';
+import type { Logger } from '@domain-index/runtime/logger';
+import type { Mailer } from '@domain-index/mail/mailer';
 
 /**
  * Tells an alert's owner by mail that its webhook was turned off (410 Gone, or failing for the

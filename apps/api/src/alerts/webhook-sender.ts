@@ -1,17 +1,17 @@
 import { hostname } from 'node:os';
 import { alerts, and, eq, sql, webhookAttempts, webhookDeliveries, type AlertRow, type Database } from '@domain-index/db';
-import { recordAudit } from '../accounts/audit';
-import type { Clock } from '../clock';
-import { eventsByIds } from '../events/feed-page';
-import type { Logger } from '../logger';
-import { processRuns } from '../process-runs';
-import type { AllowList } from '../webhooks/address-rules';
-import { nextAttemptAt, shouldDisable } from '../webhooks/retry-schedule';
-import { sendWebhookRequest, WEBHOOK_TIMEOUT_MS, type Resolver, type WebhookAttempt } from '../webhooks/safe-request';
-import type { SecretBox } from '../webhooks/secret-box';
-import { ownerStopReason } from './owner-state';
-import { signingSecrets, signWebhook } from '../webhooks/signing';
-import type { AttemptEnd, CircuitSettings } from './endpoints';
+import { recordAudit } from '@domain-index/audit/audit';
+import type { Clock } from '@domain-index/runtime/clock';
+import { eventsByIds } from '@domain-index/events/feed-page';
+import type { Logger } from '@domain-index/runtime/logger';
+import { processRuns } from '@domain-index/runtime/process-runs';
+import type { AllowList } from '@domain-index/webhooks/address-rules';
+import { nextAttemptAt, shouldDisable } from '@domain-index/webhooks/retry-schedule';
+import { sendWebhookRequest, WEBHOOK_TIMEOUT_MS, type Resolver, type WebhookAttempt } from '@domain-index/webhooks/safe-request';
+import type { SecretBox } from '@domain-index/webhooks/secret-box';
+import { ownerStopReason } from '@domain-index/alerts/owner-state';
+import { signingSecrets, signWebhook } from '@domain-index/webhooks/signing';
+import type { AttemptEnd, CircuitSettings } from '@domain-index/alerts/endpoints';
 
 /** How a sender sends. */
 export interface SenderSettings {

@@ -1,7 +1,8 @@
-import { createAccount, disableAccount, EmailTakenError, enableAccount, findAccount, issueLink, listAccounts, normaliseEmail, setAccountPlan } from '../accounts/account-store';
-import { setPasswordLink } from '../accounts/demo-account';
-import { UnknownPlanError } from '../auth/key-store';
-import { systemClock } from '../clock';
+import { createAccount, disableAccount, EmailTakenError, enableAccount, findAccount, issueLink, listAccounts, normaliseEmail, setAccountPlan } from '@domain-index/accounts/account-store';
+import { setPasswordLink } from '@domain-index/accounts/demo-account';
+import { DASHBOARD } from '../dashboard/layout';
+import { UnknownPlanError } from '@domain-index/accounts/key-store';
+import { systemClock } from '@domain-index/runtime/clock';
 import { publicUrlWarning, type Config } from '../config';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
@@ -27,7 +28,7 @@ export function accountsCreateCommand(config: Config, options: { email: string; 
   return withDatabase(config, async (database) => {
     const at = systemClock.now();
     const account = await createAccount(database, { email, planId: options.plan, at });
-    const link = setPasswordLink(config.publicUrl, await issueLink(database, account.id, at));
+    const link = setPasswordLink(`${config.publicUrl}${DASHBOARD}`, await issueLink(database, account.id, at));
     // stdout carries the link alone; a warning about it goes to stderr
     io().stderr.write(publicUrlWarning(config) ?? '');
     io().stdout.write(`${link}\n`);
@@ -84,6 +85,6 @@ export function accountsResetLinkCommand(config: Config, id: string): Promise<vo
     if (account === undefined) throw new CliError(`no account with id ${id}`);
     if (account.disabledAt !== null) throw new CliError(`account ${id} is disabled`);
     io().stderr.write(publicUrlWarning(config) ?? '');
-    io().stdout.write(`${setPasswordLink(config.publicUrl, await issueLink(database, id, systemClock.now()))}\n`);
+    io().stdout.write(`${setPasswordLink(`${config.publicUrl}${DASHBOARD}`, await issueLink(database, id, systemClock.now()))}\n`);
   });
 }

@@ -1,12 +1,12 @@
 import type { Database } from '@domain-index/db';
-import type { AlertOwner } from '../alerts/alert-store';
-import { lookUpOwner, operatorAlerts, operatorDelete, operatorSetPaused, type OperatorAlert, type OperatorTarget } from '../alerts/operator-alerts';
-import { systemClock } from '../clock';
+import type { AlertOwner } from '@domain-index/alerts/alert-store';
+import { lookUpOwner, operatorAlerts, operatorDelete, operatorSetPaused, type OperatorAlert, type OperatorTarget } from '@domain-index/alerts/operator-alerts';
+import { systemClock } from '@domain-index/runtime/clock';
 import type { Config } from '../config';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';
 import { io } from '../embedded/cli-io';
-import { shownWebhookUrl } from '../webhooks/url-credentials';
+import { shownWebhookUrl } from '@domain-index/webhooks/url-credentials';
 
 /** The owner options of the `alerts` commands. */
 export interface OwnerOptions {

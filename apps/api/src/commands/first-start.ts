@@ -1,8 +1,8 @@
 import type { Database } from '@domain-index/db';
-import { accountForSignIn, issueLink } from '../accounts/account-store';
-import { createDemoAccount, DEMO_EMAIL, setPasswordLink } from '../accounts/demo-account';
-import { createKey } from '../auth/key-store';
-import { systemClock } from '../clock';
+import { accountForSignIn, issueLink } from '@domain-index/accounts/account-store';
+import { createDemoAccount, DEMO_EMAIL, setPasswordLink } from '@domain-index/accounts/demo-account';
+import { createKey } from '@domain-index/accounts/key-store';
+import { systemClock } from '@domain-index/runtime/clock';
 import { DASHBOARD } from '../dashboard/layout';
 
 /** The plan of the demo key: the real API with room to try it (1,000 requests an hour). */
@@ -39,14 +39,14 @@ export async function prepareDemo(
     return {
       first: true,
       key: demo.key,
-      link: await createDemoAccount(database, demo.id, publicUrl),
+      link: await createDemoAccount(database, demo.id, `${publicUrl}${DASHBOARD}`),
     };
   }
   const account = await accountForSignIn(database, DEMO_EMAIL);
   if (account === undefined) return undefined;
   const link =
     account.passwordHash === null && !account.disabled
-      ? setPasswordLink(publicUrl, await issueLink(database, account.id, systemClock.now()))
+      ? setPasswordLink(`${publicUrl}${DASHBOARD}`, await issueLink(database, account.id, systemClock.now()))
       : undefined;
   return { first: false, link };
 }

@@ -1,8 +1,8 @@
-import { createKey, listKeys, revokeKey, UnknownPlanError } from '../auth/key-store';
-import { createAccountKey } from '../accounts/account-keys';
-import { findAccount } from '../accounts/account-store';
-import type { KeyEnvironment } from '../auth/api-key';
-import { systemClock } from '../clock';
+import { createKey, listKeys, revokeKey, UnknownPlanError } from '@domain-index/accounts/key-store';
+import { createAccountKey } from '@domain-index/accounts/account-keys';
+import { findAccount } from '@domain-index/accounts/account-store';
+import type { KeyEnvironment } from '@domain-index/accounts/api-key';
+import { systemClock } from '@domain-index/runtime/clock';
 import type { Config } from '../config';
 import { CliError } from '../cli-error';
 import { openMigratedDatabase } from '../runtime';

@@ -1,6 +1,6 @@
 import type { Database } from '@domain-index/db';
-import { UnknownPlanError } from '../auth/key-store';
-import { listPlans, updatePlan } from '../auth/plan-store';
+import { UnknownPlanError } from '@domain-index/accounts/key-store';
+import { listPlans, updatePlan } from '@domain-index/accounts/plan-store';
 import { CliError } from '../cli-error';
 import type { Config } from '../config';
 import { openMigratedDatabase } from '../runtime';

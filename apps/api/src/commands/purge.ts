@@ -1,4 +1,4 @@
-import { systemClock } from '../clock';
+import { systemClock } from '@domain-index/runtime/clock';
 import type { Config } from '../config';
 import { purgeEnded } from '../indexing/purge';
 import { openMigratedDatabase } from '../runtime';

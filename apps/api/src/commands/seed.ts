@@ -1,4 +1,4 @@
-import { systemClock } from '../clock';
+import { systemClock } from '@domain-index/runtime/clock';
 import type { Config } from '../config';
 import { seedIndex } from '../indexing/seed-index';
 import { openMigratedDatabase } from '../runtime';

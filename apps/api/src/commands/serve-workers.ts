@@ -1,14 +1,14 @@
 import cluster, { type Worker } from 'node:cluster';
 import { publicUrlWarning, type Config } from '../config';
-import { flushRepeats, type Logger } from '../logger';
+import { flushRepeats, type Logger } from '@domain-index/runtime/logger';
 import { openMigratedDatabase } from '../runtime';
 import type { Database } from '@domain-index/db';
-import { systemClock } from '../clock';
+import { systemClock } from '@domain-index/runtime/clock';
 import { openAdmin, stopAdminServer } from '../ops/admin-server';
 import { Health } from '../ops/health';
-import { clusterMetrics } from '../ops/process-registry';
+import { clusterMetrics } from '@domain-index/runtime/process-registry';
 import { Readiness } from '../ops/readiness';
-import { onShutdownSignals } from '../ops/shutdown';
+import { onShutdownSignals } from '@domain-index/runtime/shutdown';
 import { loadSources } from '../sources';
 
 /** A worker that dies after start-up is replaced after this long, so a crash cannot spin. */

@@ -5,14 +5,14 @@ import { apiKeys, listings, type Database } from '@domain-index/db';
 import { createApp } from '../app';
 import { trackConnections } from '../http/drain-connections';
 import { createHttpServer } from '../http/http-server';
-import { systemClock } from '../clock';
+import { systemClock } from '@domain-index/runtime/clock';
 import { publicUrlWarning, type Config } from '../config';
-import { flushRepeats, type Logger } from '../logger';
+import { flushRepeats, type Logger } from '@domain-index/runtime/logger';
 import { seedIndex } from '../indexing/seed-index';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter';
-import { loadCursorSecret } from '../search/cursor-secret';
+import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { CliError } from '../cli-error';
 import { lendEmbeddedDatabase, openMigratedDatabase } from '../runtime';
 import { announceControl } from '../embedded/data-dir-lock';
@@ -20,23 +20,23 @@ import { openControlServer, type ControlServer } from '../embedded/control-serve
 import { runSyncWorker } from '../indexing/sync-worker';
 import { loadSources } from '../sources';
 import { SignInLimiter } from '../dashboard/sign-in-limiter';
-import { Mailer } from '../mail/mailer';
+import { Mailer } from '@domain-index/mail/mailer';
 import { RequestLogRecorder } from '../request-log/request-log-recorder';
 import { UsageRecorder } from '../usage/usage-recorder';
 import { prepareDemo, startAnnouncement, type DemoStart } from './first-start';
 import { Readiness } from '../ops/readiness';
 import { ApiMetrics } from '../ops/api-metrics';
 import { openAdmin, ownMetrics, stopAdminServer } from '../ops/admin-server';
-import { onShutdownSignals } from '../ops/shutdown';
+import { onShutdownSignals } from '@domain-index/runtime/shutdown';
 import { Health } from '../ops/health';
-import { processRegistry } from '../ops/process-registry';
+import { processRegistry } from '@domain-index/runtime/process-registry';
 import { openProbeDatabase } from '../ops/probe-database';
-import { registerPoolMetrics } from '../ops/pool-metrics';
+import { registerPoolMetrics } from '@domain-index/runtime/pool-metrics';
 import { USAGE_FLUSH_MS } from '../usage/usage-recorder';
 import { openReadNodes } from '../replicas/open-read-nodes';
 import type { ReadNodes } from '../replicas/read-nodes';
 import { ReplicaRouter } from '../replicas/replica-router';
-import { BackgroundLoop } from '../background/background-loop';
+import { BackgroundLoop } from '@domain-index/runtime/background-loop';
 import { EventHousekeeping } from '../events/event-housekeeping';
 import { deliveriesFromConfig } from '../alerts/deliveries-from-config';
 import { DELIVERY_EVERY_MS } from '../alerts/delivery-worker';
@@ -51,7 +51,7 @@ const REDIS_CONNECT_WAIT_MS = 5_000;
  * Starts the API and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight
  * requests finish and close each connection after its response, write what the request log
  * and the usage counts hold, then close the pools and the Redis clients; all of it within
- * SHUTDOWN_TIMEOUT_MS of the listener closing, or the process exits 1 (ops/shutdown.ts).
+ * SHUTDOWN_TIMEOUT_MS of the listener closing, or the process exits 1 (@domain-index/runtime/shutdown).
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const sources = loadSources(config.sourcesFile);

@@ -11,11 +11,11 @@ import {
   type AccountKey,
   type RotationOverlap,
   type WithNewKey,
-} from '../accounts/account-keys';
-import type { Account } from '../accounts/account-store';
+} from '@domain-index/accounts/account-keys';
+import type { Account } from '@domain-index/accounts/account-store';
 import { clientAddress } from '../http/client-address';
 import { handle, sessionToken, signedIn, type DashboardDeps } from './dashboard-deps';
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import {
   FormAlreadyPosted,
   isFormToken,

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { Logger } from '../logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import { runWithIo } from './cli-io';
 import { CONTROL_DIR, CONTROL_SOCKET, MAX_REQUEST_BYTES, type ControlFrame, type ControlRequest } from './control-protocol';
 

@@ -1,6 +1,6 @@
 import { resultRows, sql, type Database, type SQL } from '@domain-index/db';
 import { LISTING_COLUMNS } from '../indexing/listing-columns';
-import { lockEventLog } from './event-log-lock';
+import { lockEventLog } from '@domain-index/events/event-log-lock';
 
 type Transaction = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
 

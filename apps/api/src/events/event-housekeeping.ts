@@ -1,8 +1,8 @@
 import type { Database } from '@domain-index/db';
-import type { Clock } from '../clock';
-import type { Logger } from '../logger';
-import { lockEventLog } from './event-log-lock';
-import { dropExpiredEventPartitions } from './partitions';
+import type { Clock } from '@domain-index/runtime/clock';
+import type { Logger } from '@domain-index/runtime/logger';
+import { lockEventLog } from '@domain-index/events/event-log-lock';
+import { dropExpiredEventPartitions } from '@domain-index/events/partitions';
 import { appendTimedEvents } from './timed-events';
 
 export interface EventHousekeepingOptions {

@@ -1,7 +1,7 @@
 import { resultRows, sql, type Database } from '@domain-index/db';
 import { LISTING_COLUMNS } from '../indexing/listing-columns';
-import { lockEventLog } from './event-log-lock';
-import { ensureEventPartitions } from './partitions';
+import { lockEventLog } from '@domain-index/events/event-log-lock';
+import { ensureEventPartitions } from '@domain-index/events/partitions';
 
 /** How far ahead `listing.ending_soon` looks: an end time within this many hours. */
 export const ENDING_SOON_HOURS = 24;

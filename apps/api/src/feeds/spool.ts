@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { processRuns } from '../process-runs';
+import { processRuns } from '@domain-index/runtime/process-runs';
 
 /** A download written to a temporary file, with the SHA-256 of its bytes. */
 export interface Spooled {

@@ -1,6 +1,6 @@
 import type { Database } from '@domain-index/db';
 import { FeedFormatError, FeedSyntaxError, type SourceConfig } from '@domain-index/indexer';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { createStagingTable, dropDuplicates, stageFeed, type BatchInput, type RejectedRow } from './stage-batch';
 import { refreshStatistics } from './refresh-statistics';
 import { StagedNames } from './staged-names';

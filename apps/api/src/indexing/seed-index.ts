@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Database } from '@domain-index/db';
 import { seedRecords, type FeedItem, type SourceConfig } from '@domain-index/indexer';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { importBatches, type ImportSummary } from './import-batch';
 
 export interface SeedOptions {

@@ -1,6 +1,6 @@
 import { resultRows, sql, type Database } from '@domain-index/db';
 import { appendBatchEvents, appendSourceLoaded, recordBatchChanges } from '../events/batch-events';
-import { ensureEventPartitions } from '../events/partitions';
+import { ensureEventPartitions } from '@domain-index/events/partitions';
 import { FirstLoad } from './first-load';
 import { LISTING_COLUMN_LIST as columnNames, LISTING_COLUMNS } from './listing-columns';
 

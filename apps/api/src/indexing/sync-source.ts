@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withAdvisoryLock, type Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { acquireFeed } from '../feeds/acquire-feed';
 import { openFeedInput, type OpenedFeed } from '../feeds/feed-input';
 import { FeedFetchError } from '../feeds/fetch-error';
 import { redact, secretsOf } from '../feeds/request';
 import { currentValidators, fingerprintOf } from '../feeds/validators';
-import type { Logger } from '../logger';
-import { failureLine } from '../failure-line';
+import type { Logger } from '@domain-index/runtime/logger';
+import { failureLine } from '@domain-index/runtime/failure-line';
 import { importBatch, rejectedSummary, unreadableFeedReason, type ImportSummary } from './import-batch';
 import { recordSync } from './record-sync';
 

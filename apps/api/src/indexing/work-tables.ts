@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { sql, type Database, type SQL } from '@domain-index/db';
-import { processRuns } from '../process-runs';
+import { processRuns } from '@domain-index/runtime/process-runs';
 
 /** A work table's lease: how long its process vouches for it without renewing. */
 const LEASE_SECONDS = 600;

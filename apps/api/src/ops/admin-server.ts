@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import type { Registry } from 'prom-client';
-import { PROMETHEUS_CONTENT_TYPE } from './process-registry';
+import { PROMETHEUS_CONTENT_TYPE } from '@domain-index/runtime/process-registry';
 import { CliError } from '../cli-error';
-import type { Logger } from '../logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import type { HealthReport } from './health';
 import { probesRouter } from './probes-router';
 import { readinessRegistry, type Readiness } from './readiness';

@@ -1,8 +1,8 @@
 import { migrationStatus, sql, type Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import { Redis } from 'ioredis';
-import type { Clock } from '../clock';
-import { answersWithin } from './answers-within';
+import type { Clock } from '@domain-index/runtime/clock';
+import { answersWithin } from '@domain-index/runtime/answers-within';
 import { REDIS_DISCONNECT_TIMEOUT_MS } from '../ratelimit/close-redis';
 import { redisConnected } from '../ratelimit/redis-connected';
 import { readSyncStates, type SourceSyncState } from './sync-state';

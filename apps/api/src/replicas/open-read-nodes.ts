@@ -1,6 +1,6 @@
 import { openDatabase, type Database } from '@domain-index/db';
 import type { Config } from '../config';
-import type { Logger } from '../logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { describeUrl } from '../runtime';
 import { PrimaryReads, type ReadNodes } from './read-nodes';

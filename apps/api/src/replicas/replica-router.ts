@@ -1,8 +1,8 @@
 import { classifyDatabaseFailure, isDeadlineExceeded, sql, type Database } from '@domain-index/db';
-import type { Logger } from '../logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
 import type { HealthCheck } from '../ops/health';
-import type { NamedPool } from '../ops/pool-metrics';
+import type { NamedPool } from '@domain-index/runtime/pool-metrics';
 import type { ReadNodes } from './read-nodes';
 import { lastRecordEnd, parseLsn, WalHistory } from './wal-history';
 

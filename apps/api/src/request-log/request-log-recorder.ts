@@ -1,6 +1,6 @@
 import { sql, type Database, type SQL } from '@domain-index/db';
-import { failureLine } from '../failure-line';
-import type { Logger } from '../logger';
+import { failureLine } from '@domain-index/runtime/failure-line';
+import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { loggedPath, loggedRequestId } from './logged-path';
 import { dayOf, dropPartitionsBefore, ensurePartitions } from './partitions';

@@ -1,6 +1,6 @@
 import type { Database } from '@domain-index/db';
 import { seedRecords, type SourceConfig } from '@domain-index/indexer';
-import type { Clock } from '../../src/clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import { importBatch } from '../../src/indexing/import-batch';
 import { jsonlFeed } from './feeds';
 

@@ -1,6 +1,6 @@
 import { eq, plans } from '@domain-index/db';
 import type { Request, Response } from 'express';
-import type { AlertActor, AlertPlan } from '../../alerts/alert-actions';
+import type { AlertActor, AlertPlan } from '@domain-index/alerts/alert-actions';
 import { clientAddress } from '../../http/client-address';
 import { signedIn, type DashboardDeps } from '../dashboard-deps';
 

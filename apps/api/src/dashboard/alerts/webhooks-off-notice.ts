@@ -1,6 +1,6 @@
 import { alerts, and, eq, isNotNull } from '@domain-index/db';
 import type { DashboardDeps } from '../dashboard-deps';
-import { html, type SafeHtml } from '../html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { DASHBOARD } from '../layout';
 
 /**
