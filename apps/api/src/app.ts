@@ -4,7 +4,7 @@ import type { SourceConfig } from '@domain-index/indexer';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import type { Clock } from '@domain-index/runtime/clock';
-import type { TrustProxy } from './config';
+import type { TrustProxy } from '@domain-index/config/config';
 import { apiDocsRouter } from './api-docs/api-docs-router';
 import { probesRouter } from './ops/probes-router';
 import { Readiness } from './ops/readiness';

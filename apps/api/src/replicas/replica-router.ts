@@ -1,7 +1,7 @@
 import { classifyDatabaseFailure, isDeadlineExceeded, sql, type Database } from '@domain-index/db';
 import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
-import type { HealthCheck } from '../ops/health';
+import type { HealthCheck } from '@domain-index/runtime/health-report';
 import type { NamedPool } from '@domain-index/runtime/pool-metrics';
 import type { ReadNodes } from './read-nodes';
 import { lastRecordEnd, parseLsn, WalHistory } from './wal-history';
