@@ -7,9 +7,10 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import { parser } from '@prometheus-io/lezer-promql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedServer } from './support/feed-server';
-import { freePort, startCommand, startServe, until, type ServeProcess } from './support/processes';
+import { auctionRecord } from '@domain-index/test-support/feeds';
+import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
+import { startCommand, startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import { prometheusSkipped, promtool, startPrometheus, type PrometheusServer } from './support/prometheus-server';
 
 const deploy = fileURLToPath(new URL('../../../deploy/prometheus/', import.meta.url));

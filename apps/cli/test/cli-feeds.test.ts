@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@domain-index/runtime/clock';
 import { syncSource } from '@domain-index/worker/indexing/sync-source';
 import { createLogger } from '@domain-index/runtime/logger';
-import { startFeedServer, type FeedServer } from './support/feed-server';
+import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-cli-feeds-'));

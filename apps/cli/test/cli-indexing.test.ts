@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auctionRecord } from './support/feeds';
+import { auctionRecord } from '@domain-index/test-support/feeds';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-cli-'));

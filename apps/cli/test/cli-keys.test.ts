@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiKeys, auditEvents, eq, openDatabase } from '@domain-index/db';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, startServe, until } from './support/processes';
+import { startServe } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import { runCli } from './support/run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'di-keys-'));

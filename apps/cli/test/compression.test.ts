@@ -3,7 +3,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureApi } from './support/fixture-api';
-import type { RunningApi } from './support/start-api';
+import type { RunningApi } from '@domain-index/api/test/support/start-api';
 
 /** A response exactly as sent: headers and the body's bytes, not decoded (fetch would decode). */
 function rawGet(api: RunningApi, path: string, acceptEncoding: string | undefined): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {

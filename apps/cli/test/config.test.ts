@@ -7,7 +7,8 @@ import { createTestDatabase, testEngines } from '@domain-index/db/testing';
 import { describe, expect, it } from 'vitest';
 import { checkDatabaseChoice, isLoopbackHost, loadConfig, publicUrlWarning } from '@domain-index/config/config';
 import { logFormat } from '@domain-index/runtime/logger';
-import { freePort, startServe, until } from './support/processes';
+import { startServe } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 
 const cli = fileURLToPath(new URL('../bin/domain-index.js', import.meta.url));
 

@@ -5,10 +5,11 @@ import { gzipSync } from 'node:zlib';
 import { sql, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFeedServer } from './support/feed-server';
-import { startCommand, until } from './support/processes';
+import { startFeedServer } from '@domain-index/test-support/feed-server';
+import { startCommand } from './support/processes';
+import { until } from '@domain-index/test-support/waiting';
 import { runCli } from './support/run-cli';
-import { zipOne } from './support/zip';
+import { zipOne } from '@domain-index/test-support/zip';
 
 const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
 

@@ -2,7 +2,7 @@ import { sql } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { search } from './support/search-client';
-import { startApi, type RunningApi } from './support/start-api';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 /** Enough rows that no count of them finishes within 1 ms, on any machine. */
 const ROWS = 100_000;

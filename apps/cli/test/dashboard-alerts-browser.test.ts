@@ -11,12 +11,12 @@ import { systemClock } from '@domain-index/runtime/clock';
 import { createLogger } from '@domain-index/runtime/logger';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts, type AllowList } from '@domain-index/webhooks/address-rules';
-import { browserAvailable, launchBrowser } from './support/browser';
-import { until } from './support/processes';
-import { startApi, type RunningApi } from './support/start-api';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { browserAvailable, launchBrowser } from '@domain-index/test-support/browser';
+import { until } from '@domain-index/test-support/waiting';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 
-/** Where the screenshots go; `SCREENSHOTS_DIR=docs` refreshes the ones the README shows. */
+/** Where the screenshots go; `SCREENSHOTS_DIR=<the repository>/docs` refreshes the ones docs/dashboard.md shows. */
 const screenshots = process.env.SCREENSHOTS_DIR ?? join(tmpdir(), 'di-dashboard-screenshots');
 const PASSWORD = 'correct horse battery staple';
 const WIDTHS = [1280, 390] as const;

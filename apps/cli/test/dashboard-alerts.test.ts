@@ -13,11 +13,11 @@ import { systemClock } from '@domain-index/runtime/clock';
 import { createLogger } from '@domain-index/runtime/logger';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts, type AllowList } from '@domain-index/webhooks/address-rules';
-import { DashboardClient, formTokenOf, listRows, textOf } from './support/dashboard-client';
+import { DashboardClient, formTokenOf, listRows, textOf } from '@domain-index/test-support/dashboard-client';
 import { confirmDigestAddress } from './support/digest-addresses';
-import { until } from './support/processes';
-import { startApi, type RunningApi } from './support/start-api';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { until } from '@domain-index/test-support/waiting';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 
 const PASSWORD = 'correct horse battery staple';
 const text = (response: Response) => response.text();

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, issueLink } from '@domain-index/accounts/account-store';
 import { systemClock } from '@domain-index/runtime/clock';
 import { Mailer } from '@domain-index/mail/mailer';
-import { browserAvailable, launchBrowser } from './support/browser';
+import { browserAvailable, launchBrowser } from '@domain-index/test-support/browser';
 import { buildFixtureIndex } from './support/fixture-index';
-import { startApi, type RunningApi } from './support/start-api';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
-/** Where the screenshots go; `SCREENSHOTS_DIR=docs` refreshes the ones the README shows. */
+/** Where the screenshots go; `SCREENSHOTS_DIR=<the repository>/docs` refreshes the ones docs/dashboard.md shows. */
 const screenshots = process.env.SCREENSHOTS_DIR ?? join(tmpdir(), 'di-dashboard-screenshots');
 const PASSWORD = 'correct horse battery staple';
 const WIDTHS = [1280, 390] as const;

@@ -11,9 +11,9 @@ import { argon2Passwords, type PasswordHasher } from '@domain-index/accounts/pas
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '@domain-index/accounts/sessions';
 import { listEnvelopeSchema } from '@domain-index/contract';
 import { buildFixtureIndex, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
-import { DashboardClient, formTokenOf, listRows, postNewKey, postRotation, shownKey } from './support/dashboard-client';
-import { testRedisUrl } from './support/redis';
-import { startApi, type RunningApi } from './support/start-api';
+import { DashboardClient, formTokenOf, listRows, postNewKey, postRotation, shownKey } from '@domain-index/test-support/dashboard-client';
+import { testRedisUrl } from '@domain-index/test-support/redis';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 /** A clock the test moves, shared by both instances: expiries and overlaps without waiting. */
 class TestClock implements Clock {

@@ -16,9 +16,9 @@ import { loadConfig } from '@domain-index/config/config';
 import { Mailer } from '@domain-index/mail/mailer';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { confirmDigestAddress } from './support/digest-addresses';
-import { jsonlFeed } from './support/feeds';
-import { startSmtpSink, type SmtpSink } from './support/smtp-sink-process';
-import { startApi, type RunningApi } from './support/start-api';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { startSmtpSink, type SmtpSink } from '@domain-index/test-support/smtp-sink-process';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const SOURCE: SourceConfig = { id: 'alpha', name: 'alpha', everyMinutes: 60, feed: 'alpha.jsonl', format: 'jsonl' };
 const listing = (name: string, price: number) => ({ domain_name: name, status: 'auction', current_bid: price, auction_end_time: '2099-01-01T00:00:00.000Z', marketplace_url: `https://alpha.example/l/${name}` });

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migratedPgliteDataDir } from '@domain-index/db/pglite-templates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFeedServer, type FeedServer } from './support/feed-server';
-import { freePort, startServe, until, type ServeProcess } from './support/processes';
+import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
+import { startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import { runCli } from './support/run-cli';
 
 /**

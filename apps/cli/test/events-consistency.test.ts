@@ -9,10 +9,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '@domain-index/runtime/clock';
 import { importBatch } from '@domain-index/worker/indexing/import-batch';
-import { jsonlFeed } from './support/feeds';
-import { startCommand, until } from './support/processes';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { startCommand } from './support/processes';
+import { until } from '@domain-index/test-support/waiting';
 import { runCli } from './support/run-cli';
-import { startApi, type RunningApi } from './support/start-api';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const SEED = process.env.PROPERTY_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PROPERTY_SEED);
 const RUNS = process.env.PROPERTY_RUNS === undefined ? 200 : Number(process.env.PROPERTY_RUNS);

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '@domain-index/runtime/clock';
 import { appendTimedEvents } from '@domain-index/worker/events/timed-events';
 import { importBatch } from '@domain-index/worker/indexing/import-batch';
-import { jsonlFeed } from './support/feeds';
-import { startApi, type RunningApi } from './support/start-api';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const SOURCES: readonly SourceConfig[] = ['alpha', 'beta'].map((id) => ({ id, name: id, everyMinutes: 60, feed: `${id}.jsonl`, format: 'jsonl' as const }));
 const T1 = new Date('2026-11-21T12:00:00.000Z');

@@ -4,11 +4,11 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '@domain-index/accounts/api-key';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
-import { until } from './support/processes';
+import { until } from '@domain-index/test-support/waiting';
 import { buildFixtureIndex, fixtureClock, fixtureFeeds, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
 import { holdTableLock, untilWaiting } from './support/locks';
 import { retrievableListings } from './support/oracle';
-import { LEAK, startApi, type RunningApi } from './support/start-api';
+import { LEAK, startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const PATHS = ['/api/v1/domains', '/api/v1/domains?status=all&search=co', '/api/v1/domains/multi.com', '/api/v1/stats'];
 

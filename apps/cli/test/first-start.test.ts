@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, until } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 
 /** util-linux's `script`: runs a command on a pseudo-terminal, as a person's shell would. */
 const SCRIPT = '/usr/bin/script';

@@ -8,8 +8,8 @@ import { systemClock, type Clock } from '@domain-index/runtime/clock';
 import { importBatch, importBatches, type ImportSummary } from '@domain-index/worker/indexing/import-batch';
 import { LISTING_COLUMN_LIST } from '@domain-index/worker/indexing/listing-columns';
 import { lastCheckedAt } from '@domain-index/listings/last-checked-at';
-import { auctionRecord, jsonlFeed } from './support/feeds';
-import { startApi } from './support/start-api';
+import { auctionRecord, jsonlFeed } from '@domain-index/test-support/feeds';
+import { startApi } from '@domain-index/api/test/support/start-api';
 
 const source: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'alpha', format: 'jsonl' };
 const other: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'beta', format: 'jsonl' };

@@ -4,7 +4,8 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
 import { holdTableLock, untilWaiting, type HeldLock } from './support/locks';
-import { freePort, startServe, until, type ServeProcess } from './support/processes';
+import { startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 
 const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
 

@@ -3,12 +3,12 @@ import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBatch } from '@domain-index/worker/indexing/import-batch';
 import type { Clock } from '@domain-index/runtime/clock';
-import { auctionRecord, jsonlFeed } from './support/feeds';
+import { auctionRecord, jsonlFeed } from '@domain-index/test-support/feeds';
 import { fixtureRetrievable } from './support/fixture-api';
 import { buildFixtureIndex, EVERY_FIELD_RECORD, fixtureFeeds, FIXTURE_NOW, FIXTURE_SOURCES } from './support/fixture-index';
 import { retrievableListings } from './support/oracle';
 import { search } from './support/search-client';
-import { startApi, type RunningApi } from './support/start-api';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 for (const { engine, skip } of testEngines()) {
   describe.skipIf(skip)(`lookup and stats on ${engine}`, () => {

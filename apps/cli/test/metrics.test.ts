@@ -7,11 +7,12 @@ import { DEFAULT_SOURCES } from '@domain-index/indexer';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
-import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedServer } from './support/feed-server';
+import { auctionRecord } from '@domain-index/test-support/feeds';
+import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
 import { parseExposition, seriesKey, total, type Series } from './support/prometheus';
-import { freePort, startCommand, startServe, until, type ServeProcess } from './support/processes';
-import { testRedisUrl } from './support/redis';
+import { startCommand, startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
+import { testRedisUrl } from '@domain-index/test-support/redis';
 
 const redisUrl = testRedisUrl();
 const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;

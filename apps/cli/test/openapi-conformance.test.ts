@@ -29,8 +29,8 @@ import { RateLimiterUnavailableError, type RateLimiter } from '@domain-index/api
 import { PrimaryReads, type ReadNodes } from '@domain-index/api/replicas/read-nodes';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
-import { jsonlFeed } from './support/feeds';
-import { freePort, until } from './support/processes';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import {
   startPrismProxy,
   startStubbingProxy,
@@ -38,8 +38,8 @@ import {
   STUB_HEADER,
   type PrismProxy,
 } from './support/prism';
-import { startApi, type RunningApi } from './support/start-api';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 
 type Json = Record<string, unknown>;
 

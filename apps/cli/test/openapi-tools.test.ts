@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
 import { fixtureRetrievable } from './support/fixture-api';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
-import { startApi, type RunningApi } from './support/start-api';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const run = promisify(execFile);
 const contractDir = fileURLToPath(new URL('../../../packages/contract/', import.meta.url));

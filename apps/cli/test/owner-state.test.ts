@@ -19,11 +19,11 @@ import { createLogger } from '@domain-index/runtime/logger';
 import { Mailer } from '@domain-index/mail/mailer';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
-import { jsonlFeed } from './support/feeds';
-import { startSmtpSink, type SmtpSink } from './support/smtp-sink-process';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { startSmtpSink, type SmtpSink } from '@domain-index/test-support/smtp-sink-process';
 import { confirmDigestAddress } from './support/digest-addresses';
-import { startApi, type RunningApi } from './support/start-api';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 
 const SOURCE: SourceConfig = { id: 'alpha', name: 'alpha', everyMinutes: 60, feed: 'alpha.jsonl', format: 'jsonl' };
 const listing = (name: string) => ({ domain_name: name, status: 'auction', current_bid: 10, auction_end_time: '2099-01-01T00:00:00.000Z' });

@@ -9,7 +9,7 @@ import { PageStatements } from '@domain-index/api/search/page-statements';
 import type { PageStrategy } from '@domain-index/api/search/page-strategy';
 import { fixtureClock } from './support/fixture-index';
 import { startFixtureApi } from './support/fixture-api';
-import type { RunningApi } from './support/start-api';
+import type { RunningApi } from '@domain-index/api/test/support/start-api';
 
 const bound = (max: number) =>
   fc.oneof(

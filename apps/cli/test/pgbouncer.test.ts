@@ -7,7 +7,8 @@ import { openDatabase, sql, type Database } from '@domain-index/db';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgbouncerSkipped, startPgBouncer, type PgBouncer } from './support/pgbouncer';
-import { freePort, startServe, until, type ServeProcess } from './support/processes';
+import { startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import { runCli } from './support/run-cli';
 
 /** A feed of names `<prefix><i>pool.com` priced by `price(i)`, as JSON lines. */

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
 import { holdTableLock, untilWaiting, type HeldLock } from './support/locks';
-import { freePort, startServe, until } from './support/processes';
+import { startServe } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import { parseExposition, total } from './support/prometheus';
-import { startApi } from './support/start-api';
+import { startApi } from '@domain-index/api/test/support/start-api';
 
 for (const { engine, skip } of testEngines()) {
   describe.skipIf(skip)(`liveness and readiness on ${engine}`, () => {

@@ -24,11 +24,12 @@ import { purgeEnded } from '@domain-index/worker/indexing/purge';
 import { createLogger } from '@domain-index/runtime/logger';
 import { ApiMetrics, STATEMENT_KINDS, WRITE_KINDS } from '@domain-index/api/ops/api-metrics';
 import { ReplicaRouter } from '@domain-index/api/replicas/replica-router';
-import { auctionRecord, jsonlFeed } from './support/feeds';
-import { freePort, startServe, until, type ServeProcess } from './support/processes';
+import { auctionRecord, jsonlFeed } from '@domain-index/test-support/feeds';
+import { startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import { startTcpProxy } from './support/tcp-proxy';
 import { parseExposition, total } from './support/prometheus';
-import { startApi, TEST_PLAN } from './support/start-api';
+import { startApi, TEST_PLAN } from '@domain-index/api/test/support/start-api';
 
 const alpha: SourceConfig = {
   id: 'alpha',

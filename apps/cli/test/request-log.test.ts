@@ -17,9 +17,9 @@ import {
   RequestLogRecorder,
   type SeenRequest,
 } from '@domain-index/api/request-log/request-log-recorder';
-import { DashboardClient, postNewKey, shownKey } from './support/dashboard-client';
+import { DashboardClient, postNewKey, shownKey } from '@domain-index/test-support/dashboard-client';
 import { buildFixtureIndex } from './support/fixture-index';
-import { startApi, type RunningApi } from './support/start-api';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const SEED =
   process.env.PROPERTY_SEED === undefined

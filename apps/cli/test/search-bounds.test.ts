@@ -1,12 +1,12 @@
 import { errorEnvelopeSchema, searchQuerySchema, type Domain } from '@domain-index/contract';
 import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchParamSpecs } from './support/contract-values';
+import { searchParamSpecs } from '@domain-index/test-support/contract-values';
 import { EVERY_FIELD_RECORD } from './support/fixture-index';
 import { identity, matches, NUMERIC_BOUNDS, type Params } from './support/oracle';
 import { search, walk } from './support/search-client';
 import { startFixtureApi } from './support/fixture-api';
-import type { RunningApi } from './support/start-api';
+import type { RunningApi } from '@domain-index/api/test/support/start-api';
 
 /** A fractional value for each decimal bound, near values the fixture holds. */
 const FRACTIONAL_DECIMALS: Params[] = [

@@ -2,11 +2,11 @@ import { errorEnvelopeSchema, searchQuerySchema, type Domain } from '@domain-ind
 import { testEngines } from '@domain-index/db/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchQueries, type ValuePools } from './support/contract-values';
+import { searchQueries, type ValuePools } from '@domain-index/test-support/contract-values';
 import { identity, isOrdered, matches, NUMERIC_BOUNDS, type Params } from './support/oracle';
 import { search } from './support/search-client';
 import { startFixtureApi } from './support/fixture-api';
-import type { RunningApi } from './support/start-api';
+import type { RunningApi } from '@domain-index/api/test/support/start-api';
 
 /**
  * Every value the contract accepts, sent to the real API: generators read the parameters from

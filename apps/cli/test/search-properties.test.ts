@@ -6,7 +6,7 @@ import { fixtureClock } from './support/fixture-index';
 import { identity, isOrdered, matches, type Params } from './support/oracle';
 import { search, walk } from './support/search-client';
 import { startFixtureApi } from './support/fixture-api';
-import type { RunningApi } from './support/start-api';
+import type { RunningApi } from '@domain-index/api/test/support/start-api';
 import type { Domain } from '@domain-index/contract';
 import { searchConditions } from '@domain-index/listings/filters';
 import { resolveOrdering } from '@domain-index/api/search/ordering';

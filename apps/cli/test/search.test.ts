@@ -5,7 +5,7 @@ import { FIXTURE_NOW } from './support/fixture-index';
 import { identity, isOrdered, matches, type Params } from './support/oracle';
 import { search, walk } from './support/search-client';
 import { startFixtureApi } from './support/fixture-api';
-import { LEAK, type RunningApi } from './support/start-api';
+import { LEAK, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const SORTS = ['domain_name', 'length', 'current_bid', 'auction_end_time', 'bid_count', 'buy_now_price', 'index_score'];
 

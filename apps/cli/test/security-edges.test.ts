@@ -11,10 +11,10 @@ import { createAccountKey } from '@domain-index/accounts/account-keys';
 import { SIGN_IN_LIMITS, SignInLimiter } from '@domain-index/api/dashboard/sign-in-limiter';
 import { systemClock } from '@domain-index/runtime/clock';
 import { HSTS } from '@domain-index/api/http/security-headers';
-import { DashboardClient } from './support/dashboard-client';
+import { DashboardClient } from '@domain-index/test-support/dashboard-client';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
-import { OwnRedis, testRedisUrl } from './support/redis';
-import { startApi, type RunningApi } from './support/start-api';
+import { OwnRedis, testRedisUrl } from '@domain-index/test-support/redis';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 const PASSWORD = 'correct horse battery staple';
 

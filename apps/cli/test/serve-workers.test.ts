@@ -4,8 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
-import { freePort, startServe, until, type ServeProcess } from './support/processes';
-import { testRedisUrl } from './support/redis';
+import { startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
+import { testRedisUrl } from '@domain-index/test-support/redis';
 
 const redisUrl = testRedisUrl();
 const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { sql } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedServer } from './support/feed-server';
+import { auctionRecord } from '@domain-index/test-support/feeds';
+import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
 import { pgbouncerSkipped, startPgBouncer, type PgBouncer } from './support/pgbouncer';
-import { freePort, startCommand, startServe, until, type ServeProcess } from './support/processes';
-import { OwnRedis, testRedisUrl } from './support/redis';
+import { startCommand, startServe, type ServeProcess } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
+import { OwnRedis, testRedisUrl } from '@domain-index/test-support/redis';
 import { runCli } from './support/run-cli';
 import { startStallingProxy, type StallingProxy } from './support/stalling-proxy';
 

@@ -4,8 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPEAT_WINDOW_MS } from '@domain-index/runtime/logger';
 import { buildFixtureIndex, fixtureClock, FIXTURE_SOURCES } from './support/fixture-index';
-import { until } from './support/processes';
-import { startApi, type RunningApi } from './support/start-api';
+import { until } from '@domain-index/test-support/waiting';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 import { startStallingProxy, type StallingProxy } from './support/stalling-proxy';
 
 const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;

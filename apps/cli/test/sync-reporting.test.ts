@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedServer } from './support/feed-server';
-import { freePort, startCommand, until } from './support/processes';
+import { auctionRecord } from '@domain-index/test-support/feeds';
+import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
+import { startCommand } from './support/processes';
+import { freePort, until } from '@domain-index/test-support/waiting';
 import { parseExposition, total } from './support/prometheus';
 import { runCli } from './support/run-cli';
 

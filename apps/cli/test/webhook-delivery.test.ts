@@ -21,11 +21,12 @@ import { Mailer } from '@domain-index/mail/mailer';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts, type AllowList } from '@domain-index/webhooks/address-rules';
 import type { Resolver } from '@domain-index/webhooks/safe-request';
-import { jsonlFeed } from './support/feeds';
-import { startCommand, until } from './support/processes';
-import { startSmtpSink } from './support/smtp-sink-process';
-import { startApi, type RunningApi } from './support/start-api';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { startCommand } from './support/processes';
+import { until } from '@domain-index/test-support/waiting';
+import { startSmtpSink } from '@domain-index/test-support/smtp-sink-process';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 
 type Created = Alert & { webhook_secret: string };
 interface Payload {

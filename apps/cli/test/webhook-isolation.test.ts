@@ -15,10 +15,10 @@ import { importBatch } from '@domain-index/worker/indexing/import-batch';
 import { createLogger } from '@domain-index/runtime/logger';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts, type AllowList } from '@domain-index/webhooks/address-rules';
-import { jsonlFeed } from './support/feeds';
-import { until } from './support/processes';
-import { startApi, type RunningApi } from './support/start-api';
-import { startWebhookReceiver } from './support/webhook-receiver';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { until } from '@domain-index/test-support/waiting';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
+import { startWebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 
 // Every receiver listens on 127.0.0.1; the deliveries run as the worker runs them (their loops
 // started), with the default concurrency and timeouts unless a test says otherwise.

@@ -8,7 +8,7 @@ export const COMPOSITION_ROOT = 'apps/cli';
  * live suites run it against a real release, set up with the release's own test support.
  */
 export const ALLOWED_PACKAGE_TO_APP: readonly { from: string; to: string; why: string }[] = [
-  { from: 'packages/client/test/', to: 'apps/cli/test/support/', why: 'the live suites start the release as its own suites do' },
+  { from: 'packages/client/test/', to: 'apps/api/test/support/', why: 'the live suites start the API as its own suites do' },
   { from: 'packages/client/test/', to: 'apps/worker/src/', why: 'the live suites import feeds and deliver alerts as the worker does' },
 ];
 

@@ -67,7 +67,7 @@ class ReplicaSilentError extends Error {
  * fewest reads running, picked at random among equals, or to the primary when none is usable.
  * Its staleness when served is at most `maxLagMs + 2 * checkIntervalMs`: a replica whose last
  * good check is older than two intervals is not used. That is the bound on revocations,
- * disabled accounts and plan changes (README); an expiry needs none, as the API's own clock
+ * disabled accounts and plan changes (docs/operating.md, "Reads on replicas"); an expiry needs none, as the API's own clock
  * decides it.
  *
  * A read that fails because of its node (a recovery conflict cancelled it, the replica went

@@ -3,7 +3,7 @@ import type { TestEngine } from '@domain-index/db/testing';
 import { buildFixtureIndex, fixtureClock, fixtureFeeds, FIXTURE_NOW, FIXTURE_SOURCES } from './fixture-index';
 import { fedValues, identity, retrievableListings } from './oracle';
 import { search } from './search-client';
-import { startApi, type RunningApi } from './start-api';
+import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 
 /**
  * Every retrievable row of the fixture as the API answers it (one page of `status=all`), after

@@ -2,7 +2,7 @@ import type { Database } from '@domain-index/db';
 import { seedRecords, type SourceConfig } from '@domain-index/indexer';
 import type { Clock } from '@domain-index/runtime/clock';
 import { importBatch } from '@domain-index/worker/indexing/import-batch';
-import { jsonlFeed } from './feeds';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
 
 /** The fixed "now" of the fixture index and of the API instances that read it. */
 export const FIXTURE_NOW = new Date('2026-11-21T12:00:00.000Z');

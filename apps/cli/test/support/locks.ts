@@ -1,5 +1,5 @@
 import { openDatabase, sql, type Database } from '@domain-index/db';
-import { until } from './processes';
+import { until } from '@domain-index/test-support/waiting';
 
 /** A table lock a test holds in a transaction of its own. */
 export interface HeldLock {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@domain-index/db/clusters';
-import { until } from './processes';
+import { until } from '@domain-index/test-support/waiting';
 
 const run = promisify(execFile);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { freePort } from './processes';
+import { freePort } from '@domain-index/test-support/waiting';
 
 const run = promisify(execFile);
 

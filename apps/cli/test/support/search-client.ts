@@ -1,5 +1,5 @@
 import { listEnvelopeSchema, type Domain, type ListEnvelope } from '@domain-index/contract';
-import type { RunningApi } from './start-api';
+import type { RunningApi } from '@domain-index/api/test/support/start-api';
 import type { Params } from './oracle';
 
 /** One search request; a 200 body is checked against the contract's list envelope. */

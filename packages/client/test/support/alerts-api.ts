@@ -11,8 +11,8 @@ import { importBatch } from '@domain-index/worker/indexing/import-batch';
 import { createLogger } from '@domain-index/runtime/logger';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
-import { jsonlFeed } from '@domain-index/cli/test/support/feeds';
-import { startApi } from '@domain-index/cli/test/support/start-api';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { startApi } from '@domain-index/api/test/support/start-api';
 import { SOURCE } from './events-api';
 
 export interface AlertsApi {

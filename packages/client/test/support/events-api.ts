@@ -5,8 +5,8 @@ import { systemClock } from '@domain-index/runtime/clock';
 import { lockEventLog } from '@domain-index/events/event-log-lock';
 import { dropExpiredEventPartitions } from '@domain-index/events/partitions';
 import { importBatch, type ImportOptions, type ImportSummary } from '@domain-index/worker/indexing/import-batch';
-import { jsonlFeed } from '@domain-index/cli/test/support/feeds';
-import { startApi } from '@domain-index/cli/test/support/start-api';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
+import { startApi } from '@domain-index/api/test/support/start-api';
 
 type SourceConfig = ImportOptions['source'];
 

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { until } from './processes';
+import { until } from './waiting';
 
 const sinkScript = fileURLToPath(new URL('./smtp-sink.ts', import.meta.url));
-const apiRoot = fileURLToPath(new URL('../..', import.meta.url));
+const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** A message the SMTP sink received: the SMTP envelope and the raw message. */
 export interface ReceivedMail {
@@ -36,7 +36,7 @@ export async function startSmtpSink(account: {
   password: string;
 }): Promise<SmtpSink> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', sinkScript], {
-    cwd: apiRoot,
+    cwd: packageRoot,
     env: {
       PATH: process.env.PATH ?? '',
       SMTP_SINK_USER: account.user,

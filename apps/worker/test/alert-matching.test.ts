@@ -9,7 +9,7 @@ import { loadWindow } from '@domain-index/alerts/outbox';
 import { eventConditions } from '@domain-index/events/feed-page';
 import { appendTimedEvents } from '@domain-index/worker/events/timed-events';
 import { importBatch } from '@domain-index/worker/indexing/import-batch';
-import { jsonlFeed } from './support/feeds';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
 
 const SEED = process.env.PROPERTY_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PROPERTY_SEED);
 const RUNS = process.env.PROPERTY_RUNS === undefined ? 300 : Number(process.env.PROPERTY_RUNS);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './processes';
+import { freePort } from './waiting';
 
 let noticeShown = false;
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '@domain-index/runtime/clock';
 import { syncSource } from '@domain-index/worker/indexing/sync-source';
 import { createLogger } from '@domain-index/runtime/logger';
-import { startFeedServer, type FeedHandler, type FeedServer } from './support/feed-server';
-import { zipOne } from './support/zip';
+import { startFeedServer, type FeedHandler, type FeedServer } from '@domain-index/test-support/feed-server';
+import { zipOne } from '@domain-index/test-support/zip';
 
 // Each shipped profile against a fixture in exactly its marketplace's shape, served from
 // loopback and synced end to end; every field a profile maps is checked in the index.

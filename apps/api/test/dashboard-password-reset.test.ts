@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, disableAccount, issueLink } from '@domain-index/accounts/account-store';
 import { systemClock } from '@domain-index/runtime/clock';
 import { Mailer } from '@domain-index/mail/mailer';
-import { DashboardClient, listRows } from './support/dashboard-client';
-import { startSmtpSink, type SmtpSink } from './support/smtp-sink-process';
+import { DashboardClient, listRows } from '@domain-index/test-support/dashboard-client';
+import { startSmtpSink, type SmtpSink } from '@domain-index/test-support/smtp-sink-process';
 import { startApi, type RunningApi } from './support/start-api';
 
 const SMTP_USER = 'dashboard@relay.test';

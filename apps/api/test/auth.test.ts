@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '@domain-index/accounts/api-key';
 import { createKey, revokeKey } from '@domain-index/accounts/key-store';
 import type { Clock } from '@domain-index/runtime/clock';
-import { until } from './support/processes';
+import { until } from '@domain-index/test-support/waiting';
 import { startApi, type RunningApi } from './support/start-api';
 
 const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });

@@ -9,9 +9,9 @@ import { systemClock } from '@domain-index/runtime/clock';
 import { SyncMetrics } from '@domain-index/worker/ops/sync-metrics';
 import { syncSource } from '@domain-index/worker/indexing/sync-source';
 import { createLogger } from '@domain-index/runtime/logger';
-import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedHandler, type FeedServer } from './support/feed-server';
-import { zipOne } from './support/zip';
+import { auctionRecord } from '@domain-index/test-support/feeds';
+import { startFeedServer, type FeedHandler, type FeedServer } from '@domain-index/test-support/feed-server';
+import { zipOne } from '@domain-index/test-support/zip';
 
 /** A source as a sources file would declare it, validated the same way. */
 function source(id: string, feed: string, extra: Record<string, unknown>): SourceConfig {

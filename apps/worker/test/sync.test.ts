@@ -8,9 +8,9 @@ import { purgeEnded } from '@domain-index/worker/indexing/purge';
 import { syncSource } from '@domain-index/worker/indexing/sync-source';
 import { runSyncWorker } from '@domain-index/worker/indexing/sync-worker';
 import { createLogger } from '@domain-index/runtime/logger';
-import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedAnswer, type FeedServer } from './support/feed-server';
-import { until } from './support/processes';
+import { auctionRecord } from '@domain-index/test-support/feeds';
+import { startFeedServer, type FeedAnswer, type FeedServer } from '@domain-index/test-support/feed-server';
+import { until } from '@domain-index/test-support/waiting';
 
 const silent = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
 const feedOf = (names: string[]) => `${names.map((name) => JSON.stringify(auctionRecord(name))).join('\n')}\n`;

@@ -11,7 +11,7 @@ import { startStagingCopy } from '@domain-index/worker/indexing/staging-copy';
 import { stageJsonlPiece } from '@domain-index/worker/indexing/stage-jsonl-piece';
 import { startStagingPool } from '@domain-index/worker/indexing/staging-pool';
 import { StagedNames } from '@domain-index/worker/indexing/staged-names';
-import { auctionRecord } from './support/feeds';
+import { auctionRecord } from '@domain-index/test-support/feeds';
 
 const source: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'alpha', format: 'jsonl' };
 

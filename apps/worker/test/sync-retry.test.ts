@@ -7,9 +7,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '@domain-index/runtime/clock';
 import { runSyncWorker } from '@domain-index/worker/indexing/sync-worker';
 import { createLogger } from '@domain-index/runtime/logger';
-import { auctionRecord } from './support/feeds';
-import { startFeedServer, type FeedAnswer, type FeedServer } from './support/feed-server';
-import { until } from './support/processes';
+import { auctionRecord } from '@domain-index/test-support/feeds';
+import { startFeedServer, type FeedAnswer, type FeedServer } from '@domain-index/test-support/feed-server';
+import { until } from '@domain-index/test-support/waiting';
 
 const silent = createLogger('silent', new Writable({ write: (_c, _e, done) => done() }));
 const feed = `${JSON.stringify(auctionRecord('back.com'))}\n`;
