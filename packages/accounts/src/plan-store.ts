@@ -6,6 +6,12 @@ export function listPlans(database: Database): Promise<PlanRow[]> {
   return database.db.select().from(plans).orderBy(plans.id);
 }
 
+/** One plan by its id, if there is one. */
+export async function findPlan(database: Database, id: string): Promise<PlanRow | undefined> {
+  const [plan] = await database.db.select().from(plans).where(eq(plans.id, id));
+  return plan;
+}
+
 /** What `updatePlan` may change; what is left out stays. */
 export interface PlanChange {
   requestsPerWindow?: number | undefined;

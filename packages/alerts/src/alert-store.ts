@@ -3,7 +3,7 @@ import type { Alert, DigestStatus } from '@domain-index/contract';
 import { recordAudit } from '@domain-index/audit/audit';
 import { shownWebhookUrl } from '@domain-index/webhooks/url-credentials';
 import { digestRecipientsOf, digestStatusOf, recipientFor } from './digest-recipients';
-import { accounts, alerts, and, apiKeys, desc, eq, inArray, sql, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
+import { accounts, alerts, and, apiKeys, desc, eq, inArray, isNotNull, sql, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 
 /** Who owns an alert: the key's account, or the key itself when it has none. */
 export type AlertOwner = { accountId: string; keyId?: undefined } | { keyId: string; accountId?: undefined };
@@ -51,6 +51,11 @@ export async function listOwnAlerts(database: Database, owner: AlertOwner): Prom
 export async function countOwnAlerts(db: Pick<Drizzle, 'select'>, owner: AlertOwner): Promise<number> {
   const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(alerts).where(ownedBy(owner));
   return row?.count ?? 0;
+}
+
+/** How many of an account's alerts have their webhook turned off (410 Gone, or failing for days). */
+export function countTurnedOffWebhooks(database: Database, accountId: string): Promise<number> {
+  return database.db.$count(alerts, and(eq(alerts.accountId, accountId), isNotNull(alerts.webhookDisabledAt)));
 }
 
 /**

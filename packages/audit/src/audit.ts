@@ -80,3 +80,14 @@ export async function auditLog(database: Database, accountId: string, limit = 10
     key: keyPrefix === null ? null : { name: keyName, displayPrefix: keyPrefix },
   }));
 }
+
+/** When an account's audit log last recorded `kind`, if ever. */
+export async function lastAuditAt(database: Database, accountId: string, kind: AuditKind): Promise<Date | undefined> {
+  const [row] = await database.db
+    .select({ at: auditEvents.at })
+    .from(auditEvents)
+    .where(and(eq(auditEvents.accountId, accountId), eq(auditEvents.kind, kind)))
+    .orderBy(desc(auditEvents.at))
+    .limit(1);
+  return row?.at;
+}

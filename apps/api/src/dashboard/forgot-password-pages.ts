@@ -1,4 +1,4 @@
-import { and, auditEvents, desc, eq, type Database } from '@domain-index/db';
+import type { Database } from '@domain-index/db';
 import { failureLine } from '@domain-index/runtime/failure-line';
 import type { Request, Router } from 'express';
 import {
@@ -7,7 +7,7 @@ import {
   issueLink,
   normaliseEmail,
 } from '@domain-index/accounts/account-store';
-import { recordAudit } from '@domain-index/audit/audit';
+import { lastAuditAt, recordAudit } from '@domain-index/audit/audit';
 import { setPasswordLink } from '@domain-index/accounts/demo-account';
 import { clientAddress } from '../http/client-address';
 import { strictRouter } from '../http/strict-router';
@@ -20,16 +20,8 @@ import { DASHBOARD, notice, page } from './layout';
 const MAIL_EVERY_MS = 2 * 60_000;
 
 /** When a reset link was last asked for the account (its audit entry), if ever. */
-async function lastResetAt(database: Database, accountId: string): Promise<Date | undefined> {
-  const [row] = await database.db
-    .select({ at: auditEvents.at })
-    .from(auditEvents)
-    .where(
-      and(eq(auditEvents.accountId, accountId), eq(auditEvents.kind, 'password_reset_requested')),
-    )
-    .orderBy(desc(auditEvents.at))
-    .limit(1);
-  return row?.at;
+function lastResetAt(database: Database, accountId: string): Promise<Date | undefined> {
+  return lastAuditAt(database, accountId, 'password_reset_requested');
 }
 
 const field = (req: Request, name: string) => {
