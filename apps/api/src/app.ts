@@ -7,7 +7,7 @@ import type { Clock } from '@domain-index/runtime/clock';
 import type { TrustProxy } from '@domain-index/config/config';
 import { apiDocsRouter } from './api-docs/api-docs-router';
 import { probesRouter } from './ops/probes-router';
-import { Readiness } from './ops/readiness';
+import { Readiness } from '@domain-index/runtime/readiness';
 import { errorHandler } from './http/error-handler';
 import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
 import { authenticate, revokeLeakedKey } from './auth/authenticate';

@@ -3,7 +3,7 @@ import { testEngines } from '@domain-index/db/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
-import { RedisRateLimiter } from '@domain-index/api/ratelimit/redis-rate-limiter';
+import { RedisRateLimiter } from '../src/ratelimit/redis-rate-limiter';
 import { OwnRedis, testRedisUrl } from '@domain-index/test-support/redis';
 import { startApi, type RunningApi } from './support/start-api';
 

@@ -4,7 +4,7 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
 import { createLogger } from '@domain-index/runtime/logger';
-import { UsageRecorder } from '@domain-index/api/usage/usage-recorder';
+import { UsageRecorder } from '../src/usage/usage-recorder';
 
 const HOUR = new Date('2026-11-21T12:00:00.000Z');
 

@@ -5,7 +5,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ApiMetrics } from '@domain-index/api/ops/api-metrics';
-import { Readiness, readinessRegistry } from '@domain-index/api/ops/readiness';
+import { Readiness, readinessRegistry } from '@domain-index/runtime/readiness';
 import { SyncMetrics } from '@domain-index/worker/ops/sync-metrics';
 import { registerPoolMetrics } from '@domain-index/runtime/pool-metrics';
 import { DeliveryMetrics } from '@domain-index/worker/alerts/delivery-metrics';

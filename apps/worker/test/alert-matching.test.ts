@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventMatcher } from '@domain-index/alerts/event-matcher';
 import { loadWindow } from '@domain-index/alerts/outbox';
 import { eventConditions } from '@domain-index/events/feed-page';
-import { appendTimedEvents } from '@domain-index/worker/events/timed-events';
-import { importBatch } from '@domain-index/worker/indexing/import-batch';
+import { appendTimedEvents } from '../src/events/timed-events';
+import { importBatch } from '../src/indexing/import-batch';
 import { jsonlFeed } from '@domain-index/test-support/feeds';
 
 const SEED = process.env.PROPERTY_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.PROPERTY_SEED);

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@domain-index/db/testing'
 import { parseSources, type SourceConfig } from '@domain-index/indexer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '@domain-index/runtime/clock';
-import { syncSource } from '@domain-index/worker/indexing/sync-source';
+import { syncSource } from '../src/indexing/sync-source';
 import { createLogger } from '@domain-index/runtime/logger';
 import { startFeedServer, type FeedHandler, type FeedServer } from '@domain-index/test-support/feed-server';
 import { zipOne } from '@domain-index/test-support/zip';

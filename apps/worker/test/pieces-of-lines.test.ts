@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SOURCES } from '@domain-index/indexer';
-import { countLines, piecesOfLines } from '@domain-index/worker/indexing/pieces-of-lines';
-import { stageJsonlPiece } from '@domain-index/worker/indexing/stage-jsonl-piece';
+import { countLines, piecesOfLines } from '../src/indexing/pieces-of-lines';
+import { stageJsonlPiece } from '../src/indexing/stage-jsonl-piece';
 
 function chunks(parts: readonly string[]): Readable {
   return Readable.from(parts.map((part) => Buffer.from(part)));

@@ -5,7 +5,7 @@ import { createTestDatabase, testEngines, type TestDatabase } from '@domain-inde
 import type { SourceConfig } from '@domain-index/indexer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '@domain-index/runtime/clock';
-import { runSyncWorker } from '@domain-index/worker/indexing/sync-worker';
+import { runSyncWorker } from '../src/indexing/sync-worker';
 import { createLogger } from '@domain-index/runtime/logger';
 import { auctionRecord } from '@domain-index/test-support/feeds';
 import { startFeedServer, type FeedAnswer, type FeedServer } from '@domain-index/test-support/feed-server';

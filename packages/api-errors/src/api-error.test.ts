@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '@domain-index/api-errors/api-error';
+import { ApiError } from './api-error';
 
 const FRAME = /\n\s+at /;
 

@@ -3,19 +3,19 @@ import { Writable } from 'node:stream';
 import { plans } from '@domain-index/db';
 import { createTestDatabase, type TestDatabase, type TestEngine } from '@domain-index/db/testing';
 import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
-import { createApp, type AppDeps } from '@domain-index/api/app';
-import { createHttpServer } from '@domain-index/api/http/http-server';
+import { createApp, type AppDeps } from '../../src/app';
+import { createHttpServer } from '../../src/http/http-server';
 import { systemClock, type Clock } from '@domain-index/runtime/clock';
 import { createKey } from '@domain-index/accounts/key-store';
 import { createLogger } from '@domain-index/runtime/logger';
-import { MemoryRateLimiter } from '@domain-index/api/ratelimit/memory-rate-limiter';
+import { MemoryRateLimiter } from '../../src/ratelimit/memory-rate-limiter';
 import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
-import { SignInLimiter } from '@domain-index/api/dashboard/sign-in-limiter';
+import { SignInLimiter } from '../../src/dashboard/sign-in-limiter';
 import type { PasswordHasher } from '@domain-index/accounts/passwords';
-import { UsageRecorder } from '@domain-index/api/usage/usage-recorder';
-import { RequestLogRecorder } from '@domain-index/api/request-log/request-log-recorder';
+import { UsageRecorder } from '../../src/usage/usage-recorder';
+import { RequestLogRecorder } from '../../src/request-log/request-log-recorder';
 import type { Mailer } from '@domain-index/mail/mailer';
-import { ApiMetrics } from '@domain-index/api/ops/api-metrics';
+import { ApiMetrics } from '../../src/ops/api-metrics';
 import { Registry } from 'prom-client';
 
 /** A real API server on a loopback port over a real database, with its log lines captured. */

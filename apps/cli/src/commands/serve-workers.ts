@@ -7,7 +7,7 @@ import { systemClock } from '@domain-index/runtime/clock';
 import { openAdmin, stopAdminServer } from '../ops/admin-server';
 import { Health } from '../ops/health';
 import { clusterMetrics } from '@domain-index/runtime/process-registry';
-import { Readiness } from '@domain-index/api/ops/readiness';
+import { Readiness } from '@domain-index/runtime/readiness';
 import { onShutdownSignals } from '@domain-index/runtime/shutdown';
 import { loadSources } from '../sources';
 

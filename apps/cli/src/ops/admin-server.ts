@@ -6,7 +6,7 @@ import { CliError } from '../cli-error';
 import type { Logger } from '@domain-index/runtime/logger';
 import type { HealthReport } from '@domain-index/runtime/health-report';
 import { probesRouter } from '@domain-index/api/ops/probes-router';
-import { readinessRegistry, type Readiness } from '@domain-index/api/ops/readiness';
+import { readinessRegistry, type Readiness } from '@domain-index/runtime/readiness';
 
 /** What the admin listener serves, from whichever process runs it. */
 export interface AdminEndpoints {

@@ -1,6 +1,6 @@
 import { sql, type Database } from '@domain-index/db';
 import { Gauge, Registry } from 'prom-client';
-import { answersWithin } from '@domain-index/runtime/answers-within';
+import { answersWithin } from './answers-within';
 
 /** Where an instance is in its life, as a load balancer must see it. */
 export type Phase = 'starting' | 'ready' | 'draining';
