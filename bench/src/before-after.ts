@@ -42,7 +42,7 @@ export function beforeAfterSection(before: Results, after: Results, beforeLabel:
   return `## Before and after: the API's own cost (issue 20)
 
 The same benchmark, one run each, on the same dataset, back to back: first against
-${beforeLabel}, with \`BENCH_API_CLI=<that checkout>/apps/api/bin/domain-index.js
+${beforeLabel}, with \`BENCH_API_CLI=<that checkout>/apps/cli/bin/domain-index.js
 BENCH_RESULTS_FILE=results-before.json\` (raw figures in
 [bench/results/results-before.json](bench/results/results-before.json)), then against this
 commit (results.json, the tables above). Own work is the API's p50 less the floor's and the

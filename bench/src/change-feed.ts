@@ -1,6 +1,6 @@
 // The change feed's cost and speed, written to bench/results/change-feed[-<N>m].json:
 //
-// 1. What the event log costs a sync: `BEFORE_CLI=<checkout before the feed>/apps/api/bin/domain-index.js`
+// 1. What the event log costs a sync: `BEFORE_CLI=<checkout before the feed>/apps/cli/bin/domain-index.js`
 //    and this checkout's CLI take turns importing a 1,000,000-row source with 5% of its rows changed, in
 //    one database holding BENCH_ROWS other listings (5M by default; BENCH_ROWS=20000000 for 20M). Each
 //    turn undoes the other's 5% (feed A, then B, then A ...), so every import switches the same amount,
@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, sql } from '@domain-index/db';
 import { DEFAULT_SOURCES } from '@domain-index/indexer';
-import { EventCursorCodec } from '@domain-index/api/src/events/event-cursor';
-import { loadCursorSecret } from '@domain-index/api/src/search/cursor-secret';
+import { EventCursorCodec } from '@domain-index/events/event-cursor';
+import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { CLI, ensureDatabaseExists, ensureDataset, runCli } from './dataset';
 import { measureImport, writeFeed, type ImportResult } from './import-bench';
 import { percentiles, type Latency } from './measure';

@@ -100,10 +100,13 @@ function checkoutOf(reference: string): { sha: string; cli: string } {
     if (!existsSync(dir)) git(['worktree', 'add', '--detach', dir, sha]);
     process.stderr.write(`building ${sha.slice(0, 12)} in ${dir} (once)...\n`);
     pnpm(['install', '--frozen-lockfile'], dir);
-    pnpm(['turbo', 'run', 'build', '--filter=@domain-index/api...'], dir);
+    // the program lives in apps/cli since the split of apps/api (issue 38), in apps/api before
+    const program = existsSync(`${dir}/apps/cli/bin/domain-index.js`) ? '@domain-index/cli' : '@domain-index/api';
+    pnpm(['turbo', 'run', 'build', `--filter=${program}...`], dir);
     writeFileSync(built, `${new Date().toISOString()}\n`);
   }
-  return { sha, cli: `${dir}/apps/api/bin/domain-index.js` };
+  const cli = `${dir}/apps/cli/bin/domain-index.js`;
+  return { sha, cli: existsSync(cli) ? cli : `${dir}/apps/api/bin/domain-index.js` };
 }
 
 interface Side {

@@ -9,7 +9,7 @@ import { migrateDatabase, openDatabase, sql } from '@domain-index/db';
  * BENCH_API_CLI another checkout's, so that two commits of the API are measured by one and the
  * same benchmark (BENCHMARKS.md, before and after).
  */
-export const CLI = process.env.BENCH_API_CLI ?? fileURLToPath(new URL('../../apps/api/bin/domain-index.js', import.meta.url));
+export const CLI = process.env.BENCH_API_CLI ?? fileURLToPath(new URL('../../apps/cli/bin/domain-index.js', import.meta.url));
 const SEED_SOURCE = fileURLToPath(new URL('../../packages/indexer/src/seed.ts', import.meta.url));
 
 /** What the benchmark runs on, and how it got there. */

@@ -1,5 +1,5 @@
 // A first load of 1,000,000 rows, side by side with another checkout's:
-// `BEFORE_CLI=<other checkout>/apps/api/bin/domain-index.js pnpm --filter @domain-index/bench first-load`,
+// `BEFORE_CLI=<other checkout>/apps/cli/bin/domain-index.js pnpm --filter @domain-index/bench first-load`,
 // written to bench/results/first-load.json, or to FIRST_LOAD_RESULTS_FILE (another pair of commits).
 // Each round imports the same feed into a fresh database with each checkout's `domain-index
 // import`, in alternating order, end to end (process start to exit), as run.ts measures it.

@@ -1,14 +1,14 @@
 import { searchQuerySchema } from '@domain-index/contract';
 import type { Database } from '@domain-index/db';
-import { countMatches } from '@domain-index/api/src/search/count';
-import { ApiMetrics } from '@domain-index/api/src/ops/api-metrics';
-import { PrimaryReads } from '@domain-index/api/src/replicas/read-nodes';
+import { countMatches } from '@domain-index/api/search/count';
+import { ApiMetrics } from '@domain-index/api/ops/api-metrics';
+import { PrimaryReads } from '@domain-index/api/replicas/read-nodes';
 import { Registry } from 'prom-client';
-import type { CursorPosition } from '@domain-index/api/src/search/cursor';
-import { searchConditions } from '@domain-index/api/src/search/filters';
-import { resolveOrdering } from '@domain-index/api/src/search/ordering';
-import { pageQuery } from '@domain-index/api/src/search/page-query';
-import { pageStrategy, type PageStrategy } from '@domain-index/api/src/search/page-strategy';
+import type { CursorPosition } from '@domain-index/api/search/cursor';
+import { searchConditions } from '@domain-index/listings/filters';
+import { resolveOrdering } from '@domain-index/api/search/ordering';
+import { pageQuery } from '@domain-index/api/search/page-query';
+import { pageStrategy, type PageStrategy } from '@domain-index/api/search/page-strategy';
 
 /** The API's default count budget (COUNT_BUDGET_MS). */
 const COUNT_BUDGET_MS = 100;

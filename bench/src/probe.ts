@@ -4,7 +4,7 @@
 // writes no results (it does create an API key on the bench plan, as the full run does);
 // the full run (run.ts) makes the committed figures.
 import { openDatabase, type RenderedStatement } from '@domain-index/db';
-import { lookupStatement } from '@domain-index/api/src/listings/lookup-query';
+import { lookupStatement } from '@domain-index/api/listings/lookup-query';
 import { cpuDuring } from './cpu';
 import { floorRunner } from './floor';
 import { httpLoad, sequential } from './measure';

@@ -1,5 +1,5 @@
 // What the per-key request log (and the usage counts by outcome) cost a request:
-// `BEFORE_CLI=<checkout before them>/apps/api/bin/domain-index.js pnpm --filter @domain-index/bench request-log-overhead`.
+// `BEFORE_CLI=<checkout before them>/apps/cli/bin/domain-index.js pnpm --filter @domain-index/bench request-log-overhead`.
 // Two measurements:
 // 1. In this process, exactly: the API's own work for the request log per request (the
 //    middleware on a finished response, then the recorder's share of a flush: redaction, JSON,
@@ -13,10 +13,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { copyIn, openDatabase, sql } from '@domain-index/db';
-import { recordRequests } from '@domain-index/api/src/request-log/record-requests';
-import { copyRows, RequestLogRecorder } from '@domain-index/api/src/request-log/request-log-recorder';
-import { listLoggedRequests } from '@domain-index/api/src/request-log/request-log-query';
-import { createLogger } from '@domain-index/api/src/logger';
+import { recordRequests } from '@domain-index/api/request-log/record-requests';
+import { copyRows, RequestLogRecorder } from '@domain-index/api/request-log/request-log-recorder';
+import { listLoggedRequests } from '@domain-index/api/request-log/request-log-query';
+import { createLogger } from '@domain-index/runtime/logger';
 import type { Request, Response } from 'express';
 import { cpuDuring } from './cpu';
 import { CLI, ensureDataset } from './dataset';

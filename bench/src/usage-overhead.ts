@@ -1,4 +1,4 @@
-// What counting key usage costs the API: `BEFORE_CLI=<other checkout>/apps/api/bin/domain-index.js
+// What counting key usage costs the API: `BEFORE_CLI=<other checkout>/apps/cli/bin/domain-index.js
 // pnpm --filter @domain-index/bench usage-overhead`. It starts the API of that checkout (before
 // the dashboard) and of this one, on the same database and Redis, one process each, and measures
 // them side by side in alternating rounds with the benchmark's own lookup and search shapes.

@@ -3,16 +3,16 @@ import type { Database } from '@domain-index/db';
 import type { SourceConfig } from '@domain-index/indexer';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import express, { type Express } from 'express';
-import type { Clock } from './clock';
-import type { TrustProxy } from './config';
+import type { Clock } from '@domain-index/runtime/clock';
+import type { TrustProxy } from '@domain-index/config/config';
 import { apiDocsRouter } from './api-docs/api-docs-router';
 import { probesRouter } from './ops/probes-router';
-import { Readiness } from './ops/readiness';
+import { Readiness } from '@domain-index/runtime/readiness';
 import { errorHandler } from './http/error-handler';
 import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
 import { authenticate, revokeLeakedKey } from './auth/authenticate';
 import { PlanCache } from './auth/plan-cache';
-import { parseQueryString } from './http/query-parser';
+import { parseQueryString } from '@domain-index/listings/query-parser';
 import { enforceRateLimit } from './ratelimit/enforce-rate-limit';
 import type { RateLimiter } from './ratelimit/rate-limiter';
 import { rejectKeyInQuery } from './http/reject-key-in-query';
@@ -21,23 +21,23 @@ import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import { revokeKeysInUrl } from './http/revoke-keys-in-url';
 import { noStore, securityHeaders } from './http/security-headers';
-import type { Logger } from './logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
 import { alertRoutes } from './routes/alerts';
 import { alertDeliveryRoutes } from './routes/alert-deliveries';
-import { AlertActions } from './alerts/alert-actions';
-import { AlertContext, type AlertSettings } from './alerts/alert-deps';
+import { AlertActions } from '@domain-index/alerts/alert-actions';
+import { AlertContext, type AlertSettings } from '@domain-index/alerts/alert-deps';
 import { jsonBody } from './http/json-body';
 import { UNSUBSCRIBE_PATH, unsubscribeRouter } from './alerts/unsubscribe-router';
 import { confirmEmailRouter } from './alerts/confirm-email-router';
-import { CONFIRM_EMAIL_PATH } from './alerts/digest-recipients';
+import { CONFIRM_EMAIL_PATH } from '@domain-index/alerts/digest-recipients';
 import { eventsRoute } from './routes/events';
-import { EventCursorCodec } from './events/event-cursor';
+import { EventCursorCodec } from '@domain-index/events/event-cursor';
 import { CursorCodec } from './search/cursor';
-import { argon2Passwords } from './accounts/passwords';
+import { argon2Passwords } from '@domain-index/accounts/passwords';
 import type { DashboardOptions } from './dashboard/dashboard-deps';
 import { dashboardRouter } from './dashboard/dashboard-router';
 import { DASHBOARD } from './dashboard/layout';
@@ -86,6 +86,8 @@ export interface AppDeps {
   trustProxy?: TrustProxy | undefined;
   /** PUBLIC_URL when configured: the OpenAPI document's server; without it, each request's origin. */
   publicUrl?: string | undefined;
+  /** The release's version (the CLI's), named to MCP clients; `dev` without it. */
+  version?: string | undefined;
 }
 
 /** The dependencies as the routes see them: every optional one settled. */

@@ -2,9 +2,9 @@ import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED, type Alert } from '@domai
 import { alerts, eq } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../src/accounts/account-store';
-import { createKey } from '../src/auth/key-store';
-import { parseAllowedHosts } from '../src/webhooks/address-rules';
+import { createAccount } from '@domain-index/accounts/account-store';
+import { createKey } from '@domain-index/accounts/key-store';
+import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
 import { startApi, type RunningApi } from './support/start-api';
 
 type AlertWithSecret = Alert & { webhook_secret: string | null };

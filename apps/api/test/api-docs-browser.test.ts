@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser } from './support/browser';
+import { browserAvailable, launchBrowser } from '@domain-index/test-support/browser';
 import { startApi, type RunningApi } from './support/start-api';
 
 /** PUBLIC_URL of the instance: the address the page's samples name (and the screenshot shows). */

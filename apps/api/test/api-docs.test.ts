@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import { ERROR_STATUS } from '@domain-index/contract';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllowedHosts } from '../src/webhooks/address-rules';
-import { searchParamSpecs } from './support/contract-values';
+import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
+import { searchParamSpecs } from '@domain-index/test-support/contract-values';
 import { startApi, type RunningApi } from './support/start-api';
 
 type Json = Record<string, unknown>;

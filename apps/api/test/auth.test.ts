@@ -1,10 +1,10 @@
 import { apiKeys, eq, sql } from '@domain-index/db';
 import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../src/auth/api-key';
-import { createKey, revokeKey } from '../src/auth/key-store';
-import type { Clock } from '../src/clock';
-import { until } from './support/processes';
+import { generateApiKey } from '@domain-index/accounts/api-key';
+import { createKey, revokeKey } from '@domain-index/accounts/key-store';
+import type { Clock } from '@domain-index/runtime/clock';
+import { until } from '@domain-index/test-support/waiting';
 import { startApi, type RunningApi } from './support/start-api';
 
 const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, disableAccount, issueLink } from '../src/accounts/account-store';
-import { systemClock } from '../src/clock';
-import { Mailer } from '../src/mail/mailer';
-import { DashboardClient, listRows } from './support/dashboard-client';
-import { startSmtpSink, type SmtpSink } from './support/smtp-sink-process';
+import { createAccount, disableAccount, issueLink } from '@domain-index/accounts/account-store';
+import { systemClock } from '@domain-index/runtime/clock';
+import { Mailer } from '@domain-index/mail/mailer';
+import { DashboardClient, listRows } from '@domain-index/test-support/dashboard-client';
+import { startSmtpSink, type SmtpSink } from '@domain-index/test-support/smtp-sink-process';
 import { startApi, type RunningApi } from './support/start-api';
 
 const SMTP_USER = 'dashboard@relay.test';

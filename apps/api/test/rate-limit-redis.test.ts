@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { testEngines } from '@domain-index/db/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../src/auth/key-store';
+import { createKey } from '@domain-index/accounts/key-store';
 import { RedisRateLimiter } from '../src/ratelimit/redis-rate-limiter';
-import { OwnRedis, testRedisUrl } from './support/redis';
+import { OwnRedis, testRedisUrl } from '@domain-index/test-support/redis';
 import { startApi, type RunningApi } from './support/start-api';
 
 const redisUrl = testRedisUrl();

@@ -1,7 +1,7 @@
 import { errorEnvelopeSchema } from '@domain-index/contract';
 import { testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from './support/processes';
+import { until } from '@domain-index/test-support/waiting';
 import { startApi, type RunningApi } from './support/start-api';
 
 const engines = testEngines();

@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { alerts, eq } from '@domain-index/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../src/accounts/account-store';
-import { unsubscribeToken } from '../src/alerts/unsubscribe-token';
-import { createKey } from '../src/auth/key-store';
-import type { Clock } from '../src/clock';
-import { loadCursorSecret } from '../src/search/cursor-secret';
+import { createAccount } from '@domain-index/accounts/account-store';
+import { unsubscribeToken } from '@domain-index/alerts/unsubscribe-token';
+import { createKey } from '@domain-index/accounts/key-store';
+import type { Clock } from '@domain-index/runtime/clock';
+import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { startApi, type RunningApi } from './support/start-api';
 
 const DAY = 86_400_000;

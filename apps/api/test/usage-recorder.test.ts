@@ -2,8 +2,8 @@ import { Writable } from 'node:stream';
 import { keyUsage, sql, type Database } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createKey } from '../src/auth/key-store';
-import { createLogger } from '../src/logger';
+import { createKey } from '@domain-index/accounts/key-store';
+import { createLogger } from '@domain-index/runtime/logger';
 import { UsageRecorder } from '../src/usage/usage-recorder';
 
 const HOUR = new Date('2026-11-21T12:00:00.000Z');

@@ -1,4 +1,4 @@
-import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/api/test/support/webhook-receiver';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DomainIndex,

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '@domain-index/contract/openapi';
-import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/api/test/support/webhook-receiver';
+import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 import { DomainIndex, NotFoundError, verifyWebhook } from '../src';
 import { startLiveApi, type LiveApi } from './support/live-api';
 

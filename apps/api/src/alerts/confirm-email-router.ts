@@ -1,12 +1,12 @@
 import express, { type Router } from 'express';
 import type { Database } from '@domain-index/db';
-import type { Clock } from '../clock';
-import { html } from '../dashboard/html';
+import type { Clock } from '@domain-index/runtime/clock';
+import { html } from '@domain-index/html/html';
 import { page } from '../dashboard/layout';
 import { linkPageHeaders } from '../dashboard/security';
 import { strictRouter } from '../http/strict-router';
 import { routesUnder } from '../ops/request-metrics';
-import { checkConfirmation, CONFIRM_EMAIL_PATH, CONFIRM_LINK_DAYS, confirmWithToken, type ConfirmationCheck } from './digest-recipients';
+import { checkConfirmation, CONFIRM_EMAIL_PATH, CONFIRM_LINK_DAYS, confirmWithToken, type ConfirmationCheck } from '@domain-index/alerts/digest-recipients';
 
 /** The page of a link that does not confirm anything, and why. */
 function refused(check: Extract<ConfirmationCheck, { ok: false }>): { status: number; body: string } {

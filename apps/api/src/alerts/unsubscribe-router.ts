@@ -1,14 +1,14 @@
 import express, { type Router } from 'express';
 import { alerts, eq, type Database } from '@domain-index/db';
-import type { Clock } from '../clock';
-import { html } from '../dashboard/html';
+import type { Clock } from '@domain-index/runtime/clock';
+import { html } from '@domain-index/html/html';
 import { page } from '../dashboard/layout';
 import { linkPageHeaders } from '../dashboard/security';
 import { strictRouter } from '../http/strict-router';
 import { routesUnder } from '../ops/request-metrics';
-import { recordAudit } from '../accounts/audit';
-import { suppress } from './digest-recipients';
-import { checkUnsubscribeToken, UNSUBSCRIBE_LINK_DAYS } from './unsubscribe-token';
+import { recordAudit } from '@domain-index/audit/audit';
+import { suppress } from '@domain-index/alerts/digest-recipients';
+import { checkUnsubscribeToken, UNSUBSCRIBE_LINK_DAYS } from '@domain-index/alerts/unsubscribe-token';
 
 /** Where an email digest's unsubscribe link points: public, no key and no sign-in needed. */
 export const UNSUBSCRIBE_PATH = '/alerts/unsubscribe';

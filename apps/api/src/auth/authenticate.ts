@@ -3,16 +3,17 @@ import type { NextFunction, Request, Response } from 'express';
 
 /** Any request whose headers can be read (ts-rest's typed requests included). */
 type WithHeaders = Pick<Request, 'get'>;
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import type { ApiMetrics } from '../ops/api-metrics';
 import type { ReadNodes } from '../replicas/read-nodes';
-import { ApiError } from '../http/api-error';
-import { databaseFault } from '../http/query-failed';
-import type { Logger } from '../logger';
-import { isWellFormedKey } from './api-key';
+import { ApiError } from '@domain-index/api-errors/api-error';
+import { databaseFault } from '@domain-index/api-errors/query-failed';
+import type { Logger } from '@domain-index/runtime/logger';
+import { isWellFormedKey } from '@domain-index/accounts/api-key';
 import type { KeyCheckRequest, ResponseLocals } from '../listings/lookup-with-key';
-import { checkKey, findKey, keyAccount, revokeKey, touchKey, type StoredKey } from './key-store';
-import { recordAudit } from '../accounts/audit';
+import { checkKey } from './check-key';
+import { findKey, keyAccount, revokeKey, touchKey, type StoredKey } from '@domain-index/accounts/key-store';
+import { recordAudit } from '@domain-index/audit/audit';
 import type { PlanCache, Plan } from './plan-cache';
 
 /** What authentication established about a request, for the steps after it. */

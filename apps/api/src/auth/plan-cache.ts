@@ -1,5 +1,5 @@
 import { plans, type Database } from '@domain-index/db';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import type { ReadNodes } from '../replicas/read-nodes';
 
 /** A plan's allowance. */

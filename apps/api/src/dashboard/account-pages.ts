@@ -1,14 +1,14 @@
 import type { Request, Response, Router } from 'express';
-import { failureLine } from '../failure-line';
-import { changePassword, currentPasswordHash } from '../accounts/account-store';
-import { recordAudit, type AuditKind } from '../accounts/audit';
-import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/passwords';
-import { endSessionByHandle, endSessionsOf, listSessions } from '../accounts/sessions';
+import { failureLine } from '@domain-index/runtime/failure-line';
+import { changePassword, currentPasswordHash } from '@domain-index/accounts/account-store';
+import { recordAudit, type AuditKind } from '@domain-index/audit/audit';
+import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '@domain-index/accounts/passwords';
+import { endSessionByHandle, endSessionsOf, listSessions } from '@domain-index/accounts/sessions';
 import { clientAddress } from '../http/client-address';
 import { strictRouter } from '../http/strict-router';
 import { handle, sessionToken, signedIn, type DashboardDeps } from './dashboard-deps';
 import { describeDevice } from './device';
-import { html } from './html';
+import { html } from '@domain-index/html/html';
 import { DASHBOARD, notice, noticeOf, page } from './layout';
 import { clearSessionCookie } from './session-cookie';
 

@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import { strictRouter } from '../http/strict-router';
-import { AUDIT_KINDS, auditLog, type AuditEntry } from '../accounts/audit';
+import { AUDIT_KINDS, auditLog, type AuditEntry } from '@domain-index/audit/audit';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { cardTable, cell, page } from './layout';
 
 /** A key as the keys page names it: its name and prefix (never an internal id). */

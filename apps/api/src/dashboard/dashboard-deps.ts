@@ -1,11 +1,11 @@
 import type { Database } from '@domain-index/db';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Account } from '../accounts/account-store';
-import type { AlertActions } from '../alerts/alert-actions';
-import type { PasswordHasher } from '../accounts/passwords';
-import type { Clock } from '../clock';
-import type { Logger } from '../logger';
-import type { Mailer } from '../mail/mailer';
+import type { Account } from '@domain-index/accounts/account-store';
+import type { AlertActions } from '@domain-index/alerts/alert-actions';
+import type { PasswordHasher } from '@domain-index/accounts/passwords';
+import type { Clock } from '@domain-index/runtime/clock';
+import type { Logger } from '@domain-index/runtime/logger';
+import type { Mailer } from '@domain-index/mail/mailer';
 import type { SignInLimiter } from './sign-in-limiter';
 
 /** What the dashboard needs from the composition root. */

@@ -1,14 +1,14 @@
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, type Router } from 'express';
-import { findAccount } from '../accounts/account-store';
+import { findAccount } from '@domain-index/accounts/account-store';
 import { redactUrl } from '../http/request-log';
 import { strictRouter } from '../http/strict-router';
-import { sessionAccount } from '../accounts/sessions';
+import { sessionAccount } from '@domain-index/accounts/sessions';
 import { routesUnder } from '../ops/request-metrics';
 import { accountPages } from './account-pages';
 import { dashboardAssets } from './assets';
 import { auditPage } from './audit-page';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
-import { html } from './html';
+import { html } from '@domain-index/html/html';
 import { keysPages } from './keys-pages';
 import { forgotPasswordPages } from './forgot-password-pages';
 import { DASHBOARD, NAV, page } from './layout';

@@ -1,35 +1,27 @@
-import { and, auditEvents, desc, eq, type Database } from '@domain-index/db';
-import { failureLine } from '../failure-line';
+import type { Database } from '@domain-index/db';
+import { failureLine } from '@domain-index/runtime/failure-line';
 import type { Request, Router } from 'express';
 import {
   accountForSignIn,
   EMAIL_MAX_LENGTH,
   issueLink,
   normaliseEmail,
-} from '../accounts/account-store';
-import { recordAudit } from '../accounts/audit';
-import { setPasswordLink } from '../accounts/demo-account';
+} from '@domain-index/accounts/account-store';
+import { lastAuditAt, recordAudit } from '@domain-index/audit/audit';
+import { setPasswordLink } from '@domain-index/accounts/demo-account';
 import { clientAddress } from '../http/client-address';
 import { strictRouter } from '../http/strict-router';
-import type { Mailer } from '../mail/mailer';
+import type { Mailer } from '@domain-index/mail/mailer';
 import { handle, type DashboardDeps } from './dashboard-deps';
-import { html } from './html';
+import { html } from '@domain-index/html/html';
 import { DASHBOARD, notice, page } from './layout';
 
 /** One mail per account this often at most, whoever asks: nobody can fill an inbox with links. */
 const MAIL_EVERY_MS = 2 * 60_000;
 
 /** When a reset link was last asked for the account (its audit entry), if ever. */
-async function lastResetAt(database: Database, accountId: string): Promise<Date | undefined> {
-  const [row] = await database.db
-    .select({ at: auditEvents.at })
-    .from(auditEvents)
-    .where(
-      and(eq(auditEvents.accountId, accountId), eq(auditEvents.kind, 'password_reset_requested')),
-    )
-    .orderBy(desc(auditEvents.at))
-    .limit(1);
-  return row?.at;
+function lastResetAt(database: Database, accountId: string): Promise<Date | undefined> {
+  return lastAuditAt(database, accountId, 'password_reset_requested');
 }
 
 const field = (req: Request, name: string) => {
@@ -177,7 +169,7 @@ async function sendLink(
     ip,
     detail: 'a one-time link was mailed to the account',
   });
-  const link = setPasswordLink(deps.publicUrl, await issueLink(deps.database, account.id, at));
+  const link = setPasswordLink(`${deps.publicUrl}${DASHBOARD}`, await issueLink(deps.database, account.id, at));
   const sent = await mailer.send(resetMail(email, link));
   if (!sent.ok) {
     await recordAudit(deps.database.db, {

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { and, eq, gt, inArray, isNull, keyReveals, lt, type Database, type Drizzle } from '@domain-index/db';
-import { newPublicId } from '../accounts/secret-token';
+import { newPublicId } from '@domain-index/accounts/secret-token';
 
 /** How long a new key waits for the page that shows it. */
 const REVEAL_TTL_MS = 10 * 60_000;

@@ -1,5 +1,5 @@
-import type { AccountKey } from '../accounts/account-keys';
-import { html, type SafeHtml } from './html';
+import type { AccountKey } from '@domain-index/accounts/account-keys';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { utc } from './layout';
 
 /** What `revokeKeyInUrl` writes as a leaked key's reason, before where in the URL it was. */

@@ -1,4 +1,4 @@
-import { eq, plans } from '@domain-index/db';
+import { findPlan } from '@domain-index/accounts/plan-store';
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../http/strict-router';
 import {
@@ -11,11 +11,11 @@ import {
   type AccountKey,
   type RotationOverlap,
   type WithNewKey,
-} from '../accounts/account-keys';
-import type { Account } from '../accounts/account-store';
+} from '@domain-index/accounts/account-keys';
+import type { Account } from '@domain-index/accounts/account-store';
 import { clientAddress } from '../http/client-address';
 import { handle, sessionToken, signedIn, type DashboardDeps } from './dashboard-deps';
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import {
   FormAlreadyPosted,
   isFormToken,
@@ -48,11 +48,8 @@ export async function planLimit(
   deps: Pick<DashboardDeps, 'database'>,
   planId: string,
 ): Promise<{ limit: number; windowSeconds: number } | undefined> {
-  const [plan] = await deps.database.db
-    .select({ limit: plans.requestsPerWindow, windowSeconds: plans.windowSeconds })
-    .from(plans)
-    .where(eq(plans.id, planId));
-  return plan;
+  const plan = await findPlan(deps.database, planId);
+  return plan && { limit: plan.requestsPerWindow, windowSeconds: plan.windowSeconds };
 }
 
 /** The links of what can be done with a key: always its usage and request log; rotate and revoke while it works. */

@@ -1,4 +1,4 @@
-import { html, SafeHtml } from './html';
+import { html, SafeHtml } from '@domain-index/html/html';
 
 /** Where the dashboard lives, under the service's own origin. */
 export const DASHBOARD = '/dashboard';

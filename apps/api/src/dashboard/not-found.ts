@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { signedIn } from './dashboard-deps';
-import { html } from './html';
+import { html } from '@domain-index/html/html';
 import { DASHBOARD, page } from './layout';
 
 /**

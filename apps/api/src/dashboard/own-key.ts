@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import { listAccountKeys, type AccountKey } from '../accounts/account-keys';
+import { listAccountKeys, type AccountKey } from '@domain-index/accounts/account-keys';
 import { signedIn, type DashboardDeps } from './dashboard-deps';
-import { html } from './html';
+import { html } from '@domain-index/html/html';
 import { DASHBOARD, page } from './layout';
 
 /**

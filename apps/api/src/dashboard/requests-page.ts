@@ -10,7 +10,7 @@ import {
 } from '../request-log/request-log-query';
 import { REQUEST_LOG_DAYS } from '../request-log/request-log-recorder';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { cardTable, cell, count, DASHBOARD, page, utc } from './layout';
 
 const PAGE_SIZE = 50;

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { SESSION_ABSOLUTE_MS } from '../accounts/sessions';
+import { SESSION_ABSOLUTE_MS } from '@domain-index/accounts/sessions';
 import { DASHBOARD } from './layout';
 
 /** The session cookie's name; `__Host-` binds it to this host and path when served over https. */

@@ -1,13 +1,13 @@
 import type { Request, Response, Router } from 'express';
-import { failureLine } from '../failure-line';
-import { accountForSignIn, accountOfLink, createAccount, EMAIL_MAX_LENGTH, EmailTakenError, normaliseEmail, setPasswordWithLink } from '../accounts/account-store';
-import { recordAudit, type AuditKind } from '../accounts/audit';
-import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '../accounts/passwords';
-import { endSession, startSession } from '../accounts/sessions';
+import { failureLine } from '@domain-index/runtime/failure-line';
+import { accountForSignIn, accountOfLink, createAccount, EMAIL_MAX_LENGTH, EmailTakenError, normaliseEmail, setPasswordWithLink } from '@domain-index/accounts/account-store';
+import { recordAudit, type AuditKind } from '@domain-index/audit/audit';
+import { decoyHash, passwordProblem, PASSWORD_MIN_LENGTH } from '@domain-index/accounts/passwords';
+import { endSession, startSession } from '@domain-index/accounts/sessions';
 import { clientAddress } from '../http/client-address';
 import { strictRouter } from '../http/strict-router';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
-import { html } from './html';
+import { html } from '@domain-index/html/html';
 import { DASHBOARD, notice, noticeOf, page } from './layout';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
 

@@ -1,6 +1,6 @@
 import { OUTCOME_LABELS, OUTCOMES, type Outcome } from '../usage/outcome';
 import type { UsageBucket } from '../usage/usage-query';
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { count } from './layout';
 
 const HEIGHT = 220;

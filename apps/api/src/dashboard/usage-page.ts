@@ -1,11 +1,11 @@
 import type { Request, Response, Router } from 'express';
-import type { AccountKey } from '../accounts/account-keys';
+import type { AccountKey } from '@domain-index/accounts/account-keys';
 import { ownKeyOrNotFound } from './own-key';
 import { strictRouter } from '../http/strict-router';
 import { OUTCOME_LABELS, OUTCOMES } from '../usage/outcome';
 import { USAGE_RANGES, usageOver, type UsageBucket, type UsageRange } from '../usage/usage-query';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { planLimit } from './keys-pages';
 import { count, DASHBOARD, page } from './layout';
 import { usageChart } from './usage-chart';

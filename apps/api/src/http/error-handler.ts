@@ -3,10 +3,11 @@ import { classifyDatabaseFailure, poolerMisconfiguration } from '@domain-index/d
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { RequestValidationError } from '@ts-rest/express';
 import type { z } from 'zod';
-import type { Logger } from '../logger';
-import { ApiError, sendError } from './api-error';
-import { internalError } from './query-failed';
-import { failureLine } from '../failure-line';
+import type { Logger } from '@domain-index/runtime/logger';
+import { ApiError } from '@domain-index/api-errors/api-error';
+import { sendError } from './send-error';
+import { internalError } from '@domain-index/api-errors/query-failed';
+import { failureLine } from '@domain-index/runtime/failure-line';
 import { routeLabel } from '../ops/request-metrics';
 import { redactUrl } from './request-log';
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from './api-error';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import { redactUrl } from './request-log';
 
 /** An endpoint's path as a matcher, with the methods it takes. */

@@ -1,6 +1,6 @@
 import { ALERT_LIMITS } from '@domain-index/contract';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import { ApiError } from './api-error';
+import { ApiError } from '@domain-index/api-errors/api-error';
 
 /**
  * Reads the JSON body of the API's writing endpoints (alerts), up to 16 KB. What cannot be read

@@ -1,4 +1,4 @@
-import { isWellFormedKey } from '../auth/api-key';
+import { isWellFormedKey } from '@domain-index/accounts/api-key';
 
 /** The start of an API key: a value with it is a key, or a mistyped one, and never logged. */
 const KEY_START = /dix_(?:live|test)_/;

@@ -1,6 +1,6 @@
 import { KEY_LIKE_PARAMS } from '@domain-index/contract';
 import type { NextFunction } from 'express';
-import { ApiError } from './api-error';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import { hasKeyLikeValue } from './keys-in-url';
 
 const KEY_LIKE = new Set<string>(KEY_LIKE_PARAMS);

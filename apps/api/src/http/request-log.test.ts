@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../auth/api-key';
+import { generateApiKey } from '@domain-index/accounts/api-key';
 import { redactUrl } from './request-log';
 
 const token = 'q3Z9yXhT0bVw8mKp2LrN5sD7fGjH1aQeC4uI6oPzB0k';

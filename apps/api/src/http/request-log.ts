@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Logger } from '../logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import { clientAddress } from './client-address';
 import { hasKeyLikeValue } from './keys-in-url';
 import { isKeyLikeParam } from './reject-key-in-query';

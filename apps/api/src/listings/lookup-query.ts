@@ -1,8 +1,8 @@
 import type { Domain } from '@domain-index/contract';
 import { and, asc, desc, eq, fillPlaceholders, listings, perDatabase, sql, type Database, type RenderedStatement } from '@domain-index/db';
-import { DOMAIN_COLUMNS, domainFromValues } from './domain-values';
-import { lastCheckedAt } from './last-checked-at';
-import { notEnded } from './not-ended';
+import { DOMAIN_COLUMNS, domainFromValues } from '@domain-index/listings/domain-values';
+import { lastCheckedAt } from '@domain-index/listings/last-checked-at';
+import { notEnded } from '@domain-index/listings/not-ended';
 
 /**
  * The listing a lookup returns when several marketplaces list the name (decisions.md):

@@ -2,11 +2,11 @@ import { contract, type Domain } from '@domain-index/contract';
 import { fillPlaceholders, perDatabase, renderQuery, sql } from '@domain-index/db';
 import { parseLookupDomain } from '@domain-index/indexer';
 import type { Request, Response } from 'express';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import type { ReadNodes } from '../replicas/read-nodes';
-import { findKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '../auth/key-store';
-import { hashApiKey } from '../auth/api-key';
-import { DOMAIN_WIDTH, domainFromValues } from './domain-values';
+import { findKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '@domain-index/accounts/key-store';
+import { hashApiKey } from '@domain-index/accounts/api-key';
+import { DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
 import { lookupQuery } from './lookup-query';
 
 /** What the combined statement found for a lookup, kept for the route handler. */

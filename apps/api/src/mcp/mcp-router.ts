@@ -4,12 +4,11 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import type { RouteDeps } from '../app';
 import { authenticate } from '../auth/authenticate';
 import { PlanCache } from '../auth/plan-cache';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import { jsonBody } from '../http/json-body';
 import { routesUnder } from '../ops/request-metrics';
 import { rejectKeyInQuery } from '../http/reject-key-in-query';
 import { strictRouter } from '../http/strict-router';
-import { VERSION } from '../version';
 import { loopbackUrl } from './loopback-url';
 
 /** Where the MCP endpoint is served. */
@@ -22,12 +21,12 @@ const bearerKey = (req: Request) => /^Bearer\s+(\S+)$/i.exec((req.get('authoriza
  * One MCP exchange. Its tools call this same server over loopback with the caller's key: each
  * tool call is a REST request, limited, counted and logged as one.
  */
-async function exchange(req: Request, res: Response): Promise<void> {
+async function exchange(req: Request, res: Response, version: string): Promise<void> {
   // The POST that carries the exchange is not counted itself (its tool calls are, as REST
   // requests): `initialize` or `tools/list` must not use up a plan's requests.
   res.locals.caller = undefined;
   const client = new DomainIndex({ apiKey: bearerKey(req), baseUrl: loopbackUrl(req.socket), ...MCP_CLIENT_OPTIONS });
-  await answerStreamableHttp(client, req, res, req.body, { version: VERSION });
+  await answerStreamableHttp(client, req, res, req.body, { version });
 }
 
 /**
@@ -45,7 +44,7 @@ export function mcpRouter(deps: RouteDeps): Router {
     authenticate({ ...deps, plans: new PlanCache(deps.reads, deps.clock) }),
     ...jsonBody(),
     (req: Request, res: Response, next: NextFunction) => {
-      exchange(req, res).catch(next);
+      exchange(req, res, deps.version ?? 'dev').catch(next);
     },
   );
   router.all('/', (req, res, next) => {

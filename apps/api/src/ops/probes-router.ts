@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { strictRouter } from '../http/strict-router';
-import type { Readiness } from './readiness';
+import type { Readiness } from '@domain-index/runtime/readiness';
 
 /**
  * GET /livez and GET /readyz, outside /api/v1: no key, no rate limit, and mounted before the

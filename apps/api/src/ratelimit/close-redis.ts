@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { answersWithin } from '../ops/answers-within';
+import { answersWithin } from '@domain-index/runtime/answers-within';
 
 /**
  * ioredis's wait for a stream to close after disconnect(), 2 s by default; its timer is left

@@ -1,7 +1,7 @@
 import type { NextFunction, Response } from 'express';
 import type { Caller } from '../auth/authenticate';
-import type { Clock } from '../clock';
-import { ApiError } from '../http/api-error';
+import type { Clock } from '@domain-index/runtime/clock';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { RateLimiterUnavailableError, type RateLimiter } from './rate-limiter';
 

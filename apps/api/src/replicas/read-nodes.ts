@@ -1,6 +1,6 @@
 import type { Database } from '@domain-index/db';
 import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
-import type { NamedPool } from '../ops/pool-metrics';
+import type { NamedPool } from '@domain-index/runtime/pool-metrics';
 
 /**
  * Where the API's read statements run (searches, counts, lookups, key checks, plans, stats).

@@ -1,8 +1,8 @@
 import { classifyDatabaseFailure, isDeadlineExceeded, sql, type Database } from '@domain-index/db';
-import type { Logger } from '../logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics, StatementKind } from '../ops/api-metrics';
-import type { HealthCheck } from '../ops/health';
-import type { NamedPool } from '../ops/pool-metrics';
+import type { HealthCheck } from '@domain-index/runtime/health-report';
+import type { NamedPool } from '@domain-index/runtime/pool-metrics';
 import type { ReadNodes } from './read-nodes';
 import { lastRecordEnd, parseLsn, WalHistory } from './wal-history';
 
@@ -67,7 +67,7 @@ class ReplicaSilentError extends Error {
  * fewest reads running, picked at random among equals, or to the primary when none is usable.
  * Its staleness when served is at most `maxLagMs + 2 * checkIntervalMs`: a replica whose last
  * good check is older than two intervals is not used. That is the bound on revocations,
- * disabled accounts and plan changes (README); an expiry needs none, as the API's own clock
+ * disabled accounts and plan changes (docs/operating.md, "Reads on replicas"); an expiry needs none, as the API's own clock
  * decides it.
  *
  * A read that fails because of its node (a recovery conflict cancelled it, the replica went

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../auth/api-key';
+import { generateApiKey } from '@domain-index/accounts/api-key';
 import { loggedPath, loggedRequestId, looksSecret, REDACTED } from './logged-path';
 
 const SEED =

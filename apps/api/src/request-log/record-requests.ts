@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Caller } from '../auth/authenticate';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import type { RequestLogRecorder } from './request-log-recorder';
 
 /**

@@ -1,7 +1,7 @@
 import type { Contract } from '@domain-index/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RouteDeps } from '../app';
-import type { AlertActions } from '../alerts/alert-actions';
+import type { AlertActions } from '@domain-index/alerts/alert-actions';
 import { keyActor } from './alerts';
 
 type Handlers = Pick<{ [K in keyof Contract]: AppRouteImplementation<Contract[K]> }, 'testAlert' | 'listDeliveries' | 'resendDelivery'>;

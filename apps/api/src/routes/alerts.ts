@@ -2,10 +2,10 @@ import type { Contract } from '@domain-index/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { Request, Response } from 'express';
 import type { RouteDeps } from '../app';
-import type { AlertActions, AlertActor } from '../alerts/alert-actions';
-import { ownerOfKey } from '../alerts/alert-store';
+import type { AlertActions, AlertActor } from '@domain-index/alerts/alert-actions';
+import { ownerOfKey } from '@domain-index/alerts/alert-store';
 import type { Caller } from '../auth/authenticate';
-import { orQueryFailed } from '../http/query-failed';
+import { orQueryFailed } from '@domain-index/api-errors/query-failed';
 
 type Handlers = Pick<
   { [K in keyof Contract]: AppRouteImplementation<Contract[K]> },

@@ -1,11 +1,11 @@
 import type { Contract } from '@domain-index/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RouteDeps } from '../app';
-import type { EventCursorCodec } from '../events/event-cursor';
-import { feedPage, type FeedStart } from '../events/feed-page';
-import { ApiError } from '../http/api-error';
+import type { EventCursorCodec } from '@domain-index/events/event-cursor';
+import { feedPage, type FeedStart } from '@domain-index/events/feed-page';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import { META } from '../http/meta';
-import { orQueryFailed } from '../http/query-failed';
+import { orQueryFailed } from '@domain-index/api-errors/query-failed';
 import { setRowsReturned } from '../usage/count-usage';
 
 /** EVENT_RETENTION_DAYS's default, for an app built without it (tests). */

@@ -3,8 +3,8 @@ import { and, count, eq, listings, type Database } from '@domain-index/db';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RouteDeps } from '../app';
 import { META } from '../http/meta';
-import { orQueryFailed } from '../http/query-failed';
-import { notEnded } from '../listings/not-ended';
+import { orQueryFailed } from '@domain-index/api-errors/query-failed';
+import { notEnded } from '@domain-index/listings/not-ended';
 
 /** How long one measurement serves every caller (api-v1.md: 5 minutes). */
 export const STATS_TTL_MS = 5 * 60 * 1000;

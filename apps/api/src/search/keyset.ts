@@ -1,5 +1,5 @@
 import { asc, desc, listings, sql, type SQL } from '@domain-index/db';
-import { inline, type Bind } from './bind';
+import { inline, type Bind } from '@domain-index/listings/bind';
 import type { CursorPosition } from './cursor';
 import type { Ordering } from './ordering';
 

@@ -1,7 +1,7 @@
 import type { Domain } from '@domain-index/contract';
 import { and, inArray, listings, sql, type Database, type Placeholder, type RenderedStatement, type SQL } from '@domain-index/db';
-import { DOMAIN_COLUMNS, DOMAIN_WIDTH, domainFromValues } from '../listings/domain-values';
-import { inline, type Bind } from './bind';
+import { DOMAIN_COLUMNS, DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
+import { inline, type Bind } from '@domain-index/listings/bind';
 import type { CursorPosition } from './cursor';
 import { afterPosition, orderBy, skipEnded, sortKeySelection } from './keyset';
 import type { Ordering } from './ordering';

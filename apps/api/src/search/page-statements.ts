@@ -6,10 +6,10 @@ import {
   type Database,
   type RenderedStatement,
 } from '@domain-index/db';
-import { Placeholders } from './bind';
-import { boundApplies } from './bounds';
+import { Placeholders } from '@domain-index/listings/bind';
+import { boundApplies } from '@domain-index/listings/bounds';
 import type { CursorPosition } from './cursor';
-import { BOUND_ENTRIES, searchConditions } from './filters';
+import { BOUND_ENTRIES, searchConditions } from '@domain-index/listings/filters';
 import type { Ordering } from './ordering';
 import { pageQuery } from './page-query';
 import type { PageStrategy } from './page-strategy';

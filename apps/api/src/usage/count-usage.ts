@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import type { Caller } from '../auth/authenticate';
-import type { Clock } from '../clock';
+import type { Clock } from '@domain-index/runtime/clock';
 import type { UsageRecorder } from './usage-recorder';
 
 /** Routes say how many rows a response returned; a request without this returned none. */

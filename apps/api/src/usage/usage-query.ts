@@ -1,6 +1,6 @@
 import { and, eq, gte, keyUsage, type Database } from '@domain-index/db';
 import { OUTCOMES, type Outcome } from './outcome';
-import { HOUR_MS, usageHourOf } from './usage-hour';
+import { HOUR_MS, usageHourOf } from '@domain-index/accounts/usage-hour';
 
 /** The spans the usage page shows, each as so many buckets of so many hours (UTC-aligned). */
 export const USAGE_RANGES = {

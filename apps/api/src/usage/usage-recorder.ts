@@ -1,8 +1,8 @@
 import { keyUsage, sql, withoutDeadline, type Database } from '@domain-index/db';
-import type { Logger } from '../logger';
+import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { outcomeOf, type Outcome } from './outcome';
-import { usageHourOf } from './usage-hour';
+import { usageHourOf } from '@domain-index/accounts/usage-hour';
 
 /** One key's counts in one hour, as they are added to `key_usage`. */
 interface Counts extends Record<Outcome, number> {

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { META } from '../http/meta';
-import { domainFromValues } from '../listings/domain-values';
+import { domainFromValues } from '@domain-index/listings/domain-values';
 import { serializeListEnvelope, serializeLookupEnvelope, serializerSchema } from './compiled-json';
 
 /** Every kind of string the serializer has a path for: short, long, escapes, controls, lone surrogates. */

@@ -5,16 +5,16 @@ import { createTestDatabase, type TestDatabase, type TestEngine } from '@domain-
 import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
 import { createApp, type AppDeps } from '../../src/app';
 import { createHttpServer } from '../../src/http/http-server';
-import { systemClock, type Clock } from '../../src/clock';
-import { createKey } from '../../src/auth/key-store';
-import { createLogger } from '../../src/logger';
+import { systemClock, type Clock } from '@domain-index/runtime/clock';
+import { createKey } from '@domain-index/accounts/key-store';
+import { createLogger } from '@domain-index/runtime/logger';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-rate-limiter';
-import { loadCursorSecret } from '../../src/search/cursor-secret';
+import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { SignInLimiter } from '../../src/dashboard/sign-in-limiter';
-import type { PasswordHasher } from '../../src/accounts/passwords';
+import type { PasswordHasher } from '@domain-index/accounts/passwords';
 import { UsageRecorder } from '../../src/usage/usage-recorder';
 import { RequestLogRecorder } from '../../src/request-log/request-log-recorder';
-import type { Mailer } from '../../src/mail/mailer';
+import type { Mailer } from '@domain-index/mail/mailer';
 import { ApiMetrics } from '../../src/ops/api-metrics';
 import { Registry } from 'prom-client';
 

@@ -2,16 +2,16 @@
 // `sync` worker runs it: what an alerts test needs to create alerts through the client, make
 // matching events happen, and have their webhooks sent to a loopback receiver.
 import { Writable } from 'node:stream';
-import { createAccount } from '@domain-index/api/src/accounts/account-store';
-import { AlertContext } from '@domain-index/api/src/alerts/alert-deps';
-import { deliveryTask } from '@domain-index/api/src/alerts/delivery-worker';
-import { createKey } from '@domain-index/api/src/auth/key-store';
-import { systemClock } from '@domain-index/api/src/clock';
-import { importBatch } from '@domain-index/api/src/indexing/import-batch';
-import { createLogger } from '@domain-index/api/src/logger';
-import { loadCursorSecret } from '@domain-index/api/src/search/cursor-secret';
-import { parseAllowedHosts } from '@domain-index/api/src/webhooks/address-rules';
-import { jsonlFeed } from '@domain-index/api/test/support/feeds';
+import { createAccount } from '@domain-index/accounts/account-store';
+import { AlertContext } from '@domain-index/alerts/alert-deps';
+import { deliveryTask } from '@domain-index/worker/alerts/delivery-worker';
+import { createKey } from '@domain-index/accounts/key-store';
+import { systemClock } from '@domain-index/runtime/clock';
+import { importBatch } from '@domain-index/worker/indexing/import-batch';
+import { createLogger } from '@domain-index/runtime/logger';
+import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
+import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
 import { startApi } from '@domain-index/api/test/support/start-api';
 import { SOURCE } from './events-api';
 

@@ -1,11 +1,11 @@
 // The real API in this process, on an in-memory PGlite, with the real import path: what a
 // change-feed test needs to make events happen while a client reads them. (The embedded
 // `serve` of live-api.ts cannot be imported into from outside its process.)
-import { systemClock } from '@domain-index/api/src/clock';
-import { lockEventLog } from '@domain-index/api/src/events/event-log-lock';
-import { dropExpiredEventPartitions } from '@domain-index/api/src/events/partitions';
-import { importBatch, type ImportOptions, type ImportSummary } from '@domain-index/api/src/indexing/import-batch';
-import { jsonlFeed } from '@domain-index/api/test/support/feeds';
+import { systemClock } from '@domain-index/runtime/clock';
+import { lockEventLog } from '@domain-index/events/event-log-lock';
+import { dropExpiredEventPartitions } from '@domain-index/events/partitions';
+import { importBatch, type ImportOptions, type ImportSummary } from '@domain-index/worker/indexing/import-batch';
+import { jsonlFeed } from '@domain-index/test-support/feeds';
 import { startApi } from '@domain-index/api/test/support/start-api';
 
 type SourceConfig = ImportOptions['source'];

@@ -13,7 +13,7 @@ export interface LiveApi {
   stop(): Promise<void>;
 }
 
-const cli = fileURLToPath(new URL('../../../../apps/api/bin/domain-index.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../../../apps/cli/bin/domain-index.js', import.meta.url));
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -1,6 +1,6 @@
-import { eq, plans } from '@domain-index/db';
+import { findPlan } from '@domain-index/accounts/plan-store';
 import type { Request, Response } from 'express';
-import type { AlertActor, AlertPlan } from '../../alerts/alert-actions';
+import type { AlertActor, AlertPlan } from '@domain-index/alerts/alert-actions';
 import { clientAddress } from '../../http/client-address';
 import { signedIn, type DashboardDeps } from '../dashboard-deps';
 
@@ -15,6 +15,6 @@ export function accountActor(req: Request, res: Response): AlertActor {
 
 /** The account's plan as far as alerts go; a plan missing from the table allows none (nothing is guessed). */
 export async function accountAlertPlan(deps: Pick<DashboardDeps, 'database'>, planId: string): Promise<AlertPlan> {
-  const [plan] = await deps.database.db.select({ id: plans.id, alertsLimit: plans.alertsLimit }).from(plans).where(eq(plans.id, planId));
-  return plan ?? { id: planId, alertsLimit: 0 };
+  const plan = await findPlan(deps.database, planId);
+  return plan === undefined ? { id: planId, alertsLimit: 0 } : { id: plan.id, alertsLimit: plan.alertsLimit };
 }

@@ -1,9 +1,9 @@
 import type { Request, Response, Router } from 'express';
-import type { AlertActor } from '../../alerts/alert-actions';
-import { ApiError } from '../../http/api-error';
+import type { AlertActor } from '@domain-index/alerts/alert-actions';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import { strictRouter } from '../../http/strict-router';
 import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
-import { html } from '../html';
+import { html } from '@domain-index/html/html';
 import { DASHBOARD, page } from '../layout';
 import { sendNotFound } from '../not-found';
 import { accountActor } from './account-actor';

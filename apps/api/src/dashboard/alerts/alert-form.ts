@@ -1,9 +1,9 @@
 import { ALERT_LIMITS, createAlertSchema, DIGEST_PERIODS, updateAlertSchema, type Alert, type DigestPeriod } from '@domain-index/contract';
 import type { Request } from 'express';
-import type { AlertChanges, NewAlert } from '../../alerts/alert-actions';
-import { ApiError } from '../../http/api-error';
+import type { AlertChanges, NewAlert } from '@domain-index/alerts/alert-actions';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import { bodyError } from '../../http/error-handler';
-import { html, type SafeHtml } from '../html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 
 /** The fields of the alert form, as typed (kept when the form is shown again with an error). */
 export interface AlertFormValues {

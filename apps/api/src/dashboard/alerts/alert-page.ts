@@ -1,10 +1,10 @@
 import type { Alert } from '@domain-index/contract';
 import type { AlertRow } from '@domain-index/db';
 import type { Request, Response, Router } from 'express';
-import { DELIVERY_LOG_DAYS, decodeDeliveryCursor, type DeliveryAttempt } from '../../alerts/delivery-log';
+import { DELIVERY_LOG_DAYS, decodeDeliveryCursor, type DeliveryAttempt } from '@domain-index/alerts/delivery-log';
 import { strictRouter } from '../../http/strict-router';
 import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
-import { html, type SafeHtml } from '../html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { newFormToken } from '../key-reveal';
 import { cardTable, cell, DASHBOARD, notice, noticeOf, page, utc } from '../layout';
 import { sendNotFound } from '../not-found';

@@ -1,6 +1,6 @@
 import type { Alert } from '@domain-index/contract';
-import type { DeliveryAttempt } from '../../alerts/delivery-log';
-import { html, type SafeHtml } from '../html';
+import type { DeliveryAttempt } from '@domain-index/alerts/delivery-log';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { utc } from '../layout';
 
 /** How much of a receiver's answer the log shows: its first bytes, enough to recognise it. */

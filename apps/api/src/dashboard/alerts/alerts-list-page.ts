@@ -1,9 +1,9 @@
 import type { Alert } from '@domain-index/contract';
 import type { Request, Response, Router } from 'express';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '@domain-index/api-errors/api-error';
 import { strictRouter } from '../../http/strict-router';
 import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
-import { html, type SafeHtml } from '../html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { newFormToken } from '../key-reveal';
 import { cardTable, cell, DASHBOARD, notice, noticeOf, page } from '../layout';
 import { accountActor, accountAlertPlan } from './account-actor';

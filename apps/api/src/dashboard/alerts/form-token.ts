@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { signedIn } from '../dashboard-deps';
-import { html } from '../html';
+import { html } from '@domain-index/html/html';
 import { isFormToken } from '../key-reveal';
 import { DASHBOARD, page } from '../layout';
 import { SECTION } from './section';

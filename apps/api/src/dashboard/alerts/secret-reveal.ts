@@ -1,8 +1,8 @@
 import type { Response, Router } from 'express';
-import type { AlertWithSecret, SecretKeeper } from '../../alerts/alert-actions';
+import type { AlertWithSecret, SecretKeeper } from '@domain-index/alerts/alert-actions';
 import { strictRouter } from '../../http/strict-router';
 import { handle, sessionToken, signedIn, type DashboardDeps } from '../dashboard-deps';
-import { html } from '../html';
+import { html } from '@domain-index/html/html';
 import { FormAlreadyPosted, notShownReason, revealOfForm, storeReveal, takeReveal, type AlertRevealKind } from '../key-reveal';
 import { DASHBOARD, page } from '../layout';
 import { sendNotFound } from '../not-found';

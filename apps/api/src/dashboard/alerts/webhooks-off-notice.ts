@@ -1,6 +1,6 @@
-import { alerts, and, eq, isNotNull } from '@domain-index/db';
+import { countTurnedOffWebhooks } from '@domain-index/alerts/alert-store';
 import type { DashboardDeps } from '../dashboard-deps';
-import { html, type SafeHtml } from '../html';
+import { html, type SafeHtml } from '@domain-index/html/html';
 import { DASHBOARD } from '../layout';
 
 /**
@@ -8,7 +8,7 @@ import { DASHBOARD } from '../layout';
  * turned off (410 Gone, or failing for days): its matches are being missed until they act.
  */
 export async function webhooksOffNotice(deps: Pick<DashboardDeps, 'database'>, accountId: string): Promise<SafeHtml> {
-  const off = await deps.database.db.$count(alerts, and(eq(alerts.accountId, accountId), isNotNull(alerts.webhookDisabledAt)));
+  const off = await countTurnedOffWebhooks(deps.database, accountId);
   if (off === 0) return html``;
   return html`<p class="notice error" role="alert">
     <strong>${off === 1 ? 'A webhook of your alerts is turned off' : `${off} webhooks of your alerts are turned off`}</strong>: their matches are no longer

@@ -6,7 +6,7 @@ import { SHIPPED_PROFILE_NAMES, SHIPPED_PROFILES } from './index';
 
 // Each shipped profile against its marketplace's documented example (header and one row, or
 // one record), read the way an import reads it: the profile's container and mapping, then the
-// feed format's validation. The HTTP-level twin is apps/api/test/feed-profiles.test.ts.
+// feed format's validation. The HTTP-level twin is apps/worker/test/feed-profiles.test.ts.
 
 const now = new Date('2026-11-24T12:00:00.000Z');
 

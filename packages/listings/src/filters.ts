@@ -1,0 +1,92 @@
+import type { SearchQuery } from '@domain-index/contract';
+import { and, eq, isNotNull, like, listingEvents, listings, lte, sql, type AnyPgColumn, type SQL } from '@domain-index/db';
+import { notEnded } from './not-ended';
+import { inline, type Bind } from './bind';
+import { bound, type BoundSide } from './bounds';
+
+/**
+ * The columns the filters read, by their names in `listings`: the change feed's table
+ * (`listing_events`) holds a copy of each listing under the same names, so one set of filters
+ * serves both.
+ */
+type FilterColumn =
+  | 'domainName' | 'tld' | 'status' | 'source' | 'hasHyphens' | 'hasNumbers' | 'currentBid' | 'length' | 'indexScore'
+  | 'seoaDr' | 'seobTf' | 'maxBacklinks' | 'domainAge' | 'keywordSearchVolume' | 'wordCount' | 'extensionsTaken' | 'auctionEndTime';
+/** A table the filters apply to: listings, or the change feed's copies of listings. */
+export type FilteredTable = Record<FilterColumn, AnyPgColumn>;
+
+/** The numeric search parameters, each with the column it bounds and which end (bounds.ts). */
+const BOUNDS = {
+  min_price: ['currentBid', 'lower'],
+  max_price: ['currentBid', 'upper'],
+  min_length: ['length', 'lower'],
+  max_length: ['length', 'upper'],
+  min_score: ['indexScore', 'lower'],
+  max_score: ['indexScore', 'upper'],
+  min_dr: ['seoaDr', 'lower'],
+  max_dr: ['seoaDr', 'upper'],
+  min_tf: ['seobTf', 'lower'],
+  max_tf: ['seobTf', 'upper'],
+  min_backlinks: ['maxBacklinks', 'lower'],
+  min_age: ['domainAge', 'lower'],
+  min_search_volume: ['keywordSearchVolume', 'lower'],
+  min_word_count: ['wordCount', 'lower'],
+  min_extensions: ['extensionsTaken', 'lower'],
+} as const satisfies Partial<Record<keyof SearchQuery, readonly [FilterColumn, BoundSide]>>;
+type BoundParam = keyof typeof BOUNDS;
+export const BOUND_ENTRIES = Object.entries(BOUNDS) as [BoundParam, (typeof BOUNDS)[BoundParam]][];
+
+/** The filters a search and the change feed share: every parameter but status, paging and order. */
+export type ListingFilters = Omit<SearchQuery, 'status' | 'sort' | 'order' | 'limit' | 'cursor'>;
+
+/**
+ * The conditions of the listing filters (decisions.md's null rules; numeric bounds typed for
+ * their column by bounds.ts) over `table`. `ending_within` counts its hours from `endingFrom`:
+ * now for a search, the event's own time for the change feed.
+ */
+export function listingFilters(table: FilteredTable, query: ListingFilters, endingFrom: SQL | Date, bind: Bind = inline): (SQL | undefined)[] {
+  const conditions: (SQL | undefined)[] = [];
+  // Terms are cleaned to a-z 0-9 - . by the contract, so they hold no LIKE wildcard. Terms of 3+
+  // characters use the trigram index; 2-character ones (no trigram) the bigram index.
+  for (const term of query.search ?? []) {
+    conditions.push(
+      term.length === 2 ? sql`domain_bigrams(${table.domainName}) @> array[${bind(term)}]::text[]` : like(table.domainName, bind(`%${term}%`)),
+    );
+  }
+  if (query.tld !== undefined) conditions.push(eq(table.tld, bind(query.tld)));
+  if (query.source !== undefined) conditions.push(eq(table.source, bind(query.source)));
+  if (query.no_hyphens === true) conditions.push(eq(table.hasHyphens, bind(false)));
+  if (query.no_numbers === true) conditions.push(eq(table.hasNumbers, bind(false)));
+  for (const [param, [column, side]] of BOUND_ENTRIES) conditions.push(bound(table[column], side, query[param], bind));
+  if (query.ending_within !== undefined) {
+    // Only auctions ending within the window: a row without an end time never qualifies.
+    const hours = query.ending_within;
+    const until = endingFrom instanceof Date ? bind(new Date(endingFrom.getTime() + hours * 3_600_000)) : sql`${endingFrom} + make_interval(hours => ${bind(hours)})`;
+    conditions.push(isNotNull(table.auctionEndTime), lte(table.auctionEndTime, until));
+  }
+  return conditions;
+}
+
+/** The filters over the change feed's copies of listings, counting `ending_within` from each event's time. */
+export function eventFilters(query: ListingFilters & { status?: SearchQuery['status'] }, bind: Bind = inline): SQL {
+  const conditions = listingFilters(listingEvents, query, sql`${listingEvents.occurredAt}`, bind);
+  // no status: every status (a change feed reports every change); `ending_within` alone means auctions, as in a search
+  const status = query.status ?? (query.ending_within !== undefined ? 'auction' : 'all');
+  if (status !== 'all') conditions.push(eq(listingEvents.status, bind(status)));
+  return and(...conditions) ?? sql`true`;
+}
+
+/**
+ * The WHERE clause of a search: the result-set rules of api-v1.md and every filter with the
+ * null rules of decisions.md. A lower bound of 0 on a nullable metric is not applied (it
+ * would only drop unknown rows); any other bound on a nullable metric excludes unknown rows.
+ * Numeric bounds are typed for their column by bounds.ts.
+ */
+export function searchConditions(query: SearchQuery, now: Date, bind: Bind = inline): SQL {
+  const conditions: (SQL | undefined)[] = [notEnded(bind(now))];
+  // No status: running auctions only; `all`: every status; both still require not ended.
+  if (query.status === undefined) conditions.push(eq(listings.status, bind('auction')));
+  else if (query.status !== 'all') conditions.push(eq(listings.status, bind(query.status)));
+  conditions.push(...listingFilters(listings, query, now, bind));
+  return and(...conditions) ?? sql`true`;
+}

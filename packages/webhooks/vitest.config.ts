@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // Hang guards, not timing checks (see apps/cli/vitest.config.ts).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    // fails a run that leaves test databases on the shared PostgreSQL server; gives the run
+    // its migrated PGlite templates, copied where a suite wants a fresh database
+    globalSetup: ['@domain-index/db/test-database-leaks', '@domain-index/db/pglite-templates'],
+  },
+});
