@@ -3,15 +3,6 @@ import type { WorkspaceImport } from './workspace-imports';
 /** The release's composition root: the one app that starts the others (serve, sync, the embedded start). */
 export const COMPOSITION_ROOT = 'apps/cli';
 
-/**
- * Imports of an app from a package that the layout allows, each with its reason. The client's
- * live suites run it against a real release, set up with the release's own test support.
- */
-export const ALLOWED_PACKAGE_TO_APP: readonly { from: string; to: string; why: string }[] = [
-  { from: 'packages/client/test/', to: 'apps/api/test/support/', why: 'the live suites start the API as its own suites do' },
-  { from: 'packages/client/test/', to: 'apps/worker/src/', why: 'the live suites import feeds and deliver alerts as the worker does' },
-];
-
 /** Modules that render pages: the dashboard, the docs page, the root page, the alert links' pages. */
 export function isPage(module: string): boolean {
   return (
@@ -40,7 +31,7 @@ export function layoutViolation({ from, to }: WorkspaceImport): string | undefin
   if (fromApp !== undefined && toApp !== undefined && fromApp !== toApp && fromApp !== COMPOSITION_ROOT) {
     return `an app imports another app (${fromApp} -> ${toApp})`;
   }
-  if (from.startsWith('packages/') && toApp !== undefined && !ALLOWED_PACKAGE_TO_APP.some((allowed) => from.startsWith(allowed.from) && to.startsWith(allowed.to))) {
+  if (from.startsWith('packages/') && toApp !== undefined) {
     return `a package imports an app (${toApp})`;
   }
   const module = to.replace(/\.ts$/, '');

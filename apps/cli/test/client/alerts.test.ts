@@ -10,7 +10,7 @@ import {
   type AlertWithSecret,
   type DeliveryAttempt,
   type WebhookPayload,
-} from '../src';
+} from '@domain-index/client';
 import { startAlertsApi, type AlertsApi } from './support/alerts-api';
 
 const auction = (domain: string, price: number) => ({ domain_name: domain, status: 'auction', current_bid: price, auction_end_time: '2099-01-01T00:00:00.000Z' });
@@ -44,7 +44,7 @@ describe('alerts through the client, against the real API and its delivery worke
     receiver = await startWebhookReceiver();
     const recording: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
-      sent.push({ method: init?.method ?? 'GET', path: new URL(input as string).pathname, contentType: headers.get('content-type'), body: typeof init?.body === 'string' ? init.body : null });
+      sent.push({ method: init?.method ?? 'GET', path: new URL(input).pathname, contentType: headers.get('content-type'), body: typeof init?.body === 'string' ? init.body : null });
       return fetch(input, init);
     };
     client = new DomainIndex({ apiKey: await api.keyOn('pro'), baseUrl: api.baseUrl, fetch: recording });

@@ -12,11 +12,12 @@ import {
   InvalidRequestError,
   type Event,
   type EventPage,
-} from '../src';
+} from '@domain-index/client';
 import { startEventsApi, type EventsApi } from './support/events-api';
 import { startFlakyProxy } from './support/flaky-proxy';
 
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
+// the client package's own directory: the script imports its sources and runs with its tsx
+const packageDir = fileURLToPath(new URL('../../../../packages/client/', import.meta.url));
 
 /** A running auction of the feed; `extra` overrides its fields. */
 const auction = (domain: string, extra: Record<string, unknown> = {}) => ({
