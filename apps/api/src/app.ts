@@ -66,7 +66,7 @@ export interface AppDeps {
   alerts?: AlertSettings | undefined;
   /** How long the change feed keeps events (EVENT_RETENTION_DAYS): named in a 410's message. */
   eventRetentionDays?: number | undefined;
-  /** Signs search cursors; shared by every instance (see search/cursor-secret.ts). */
+  /** Signs search cursors; shared by every instance (see @domain-index/runtime/cursor-secret). */
   cursorSecret: Buffer;
   /** Per-key request counting: in-process, or Redis shared by every instance. */
   rateLimiter: RateLimiter;
