@@ -227,10 +227,10 @@ export function buildProgram(): Command {
   accounts
     .command('reset-link')
     .description('print a new one-time link to set the password (earlier links stop working)')
-    .argument('<id>', 'the account id shown by accounts list')
-    .action(async (id: string) => {
+    .argument('<id-or-email>', 'the account id shown by accounts list, or the account\'s email address')
+    .action(async (idOrEmail: string) => {
       const config = loadConfig();
-      await (await modules.accounts()).accountsResetLinkCommand(config, id);
+      await (await modules.accounts()).accountsResetLinkCommand(config, idOrEmail);
     });
 
   /** `CODE=usd` pairs of --rate, collected. */

@@ -28,6 +28,12 @@ describe('domain-index accounts', { timeout: 120_000 }, () => {
     const link = await runCli(['accounts', 'reset-link', id!], env);
     expect(link.stdout).toMatch(LINK);
     expect(link.stdout).not.toBe(created.stdout);
+    // by the address the person gives, as the forgot-password page tells them to: any case
+    const byEmail = await runCli(['accounts', 'reset-link', ' OWNER@example.com '], env);
+    expect(byEmail).toMatchObject({ status: 0, stderr: '' });
+    expect(byEmail.stdout).toMatch(LINK);
+    expect(byEmail.stdout).not.toBe(link.stdout);
+    expect(await runCli(['accounts', 'reset-link', 'nobody@example.com'], env)).toMatchObject({ status: 2, stdout: '', stderr: 'domain-index: no account with the email nobody@example.com\n' });
     expect(await runCli(['accounts', 'disable', id!], env)).toMatchObject({ status: 0, stdout: `disabled ${id!}\n` });
     expect((await runCli(['accounts', 'list'], env)).stdout).toMatch(new RegExp(`${id!}\\s+owner@example\\.com\\s+free\\s+\\S+\\s+disabled `));
     expect(await runCli(['accounts', 'reset-link', id!], env)).toMatchObject({ status: 2, stdout: '', stderr: `domain-index: account ${id!} is disabled\n` });

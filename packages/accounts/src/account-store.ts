@@ -75,6 +75,14 @@ export async function findAccount(database: Database, id: string): Promise<Accou
   return row;
 }
 
+/** One account by its email address, however it is cased or spaced; undefined when none. */
+export async function findAccountByEmail(database: Database, email: string): Promise<Account | undefined> {
+  const normal = normaliseEmail(email);
+  if (normal === undefined) return undefined;
+  const [row] = await database.db.select(selectAccount).from(accounts).where(eq(accounts.email, normal));
+  return row;
+}
+
 /** The account of an email with its password hash, for signing in; undefined when none. */
 export async function accountForSignIn(
   database: Database,

@@ -1,4 +1,4 @@
-import { createAccount, disableAccount, EmailTakenError, enableAccount, findAccount, issueLink, listAccounts, normaliseEmail, setAccountPlan } from '@domain-index/accounts/account-store';
+import { createAccount, disableAccount, EmailTakenError, enableAccount, findAccount, findAccountByEmail, issueLink, listAccounts, normaliseEmail, setAccountPlan } from '@domain-index/accounts/account-store';
 import { setPasswordLink } from '@domain-index/accounts/demo-account';
 import { DASHBOARD } from '@domain-index/api/dashboard/layout';
 import { UnknownPlanError } from '@domain-index/accounts/key-store';
@@ -78,11 +78,17 @@ export function accountsEnableCommand(config: Config, id: string): Promise<void>
   });
 }
 
-/** `accounts reset-link ID`: a new one-time link (earlier unused links stop working). */
-export function accountsResetLinkCommand(config: Config, id: string): Promise<void> {
+/**
+ * `accounts reset-link ID|EMAIL`: a new one-time link (earlier unused links stop working). By
+ * email too: a person who forgot their password tells the operator their address, and the
+ * dashboard's forgot-password page tells them to.
+ */
+export function accountsResetLinkCommand(config: Config, idOrEmail: string): Promise<void> {
   return withDatabase(config, async (database) => {
-    const account = await findAccount(database, id);
-    if (account === undefined) throw new CliError(`no account with id ${id}`);
+    const byEmail = idOrEmail.includes('@');
+    const account = byEmail ? await findAccountByEmail(database, idOrEmail) : await findAccount(database, idOrEmail);
+    if (account === undefined) throw new CliError(byEmail ? `no account with the email ${idOrEmail}` : `no account with id ${idOrEmail}`);
+    const id = account.id;
     if (account.disabledAt !== null) throw new CliError(`account ${id} is disabled`);
     io().stderr.write(publicUrlWarning(config) ?? '');
     io().stdout.write(`${setPasswordLink(`${config.publicUrl}${DASHBOARD}`, await issueLink(database, id, systemClock.now()))}\n`);
