@@ -1,23 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED } from '@domain-index/contract';
 import { accounts, alerts, digestRecipients, eq, type Database } from '@domain-index/db';
 import { testEngines } from '@domain-index/db/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, issueLink } from '@domain-index/accounts/account-store';
-import { AlertContext } from '@domain-index/alerts/alert-deps';
-import { deliveryTask } from '@domain-index/worker/alerts/delivery-worker';
 import { suppress } from '@domain-index/alerts/digest-recipients';
 import { systemClock } from '@domain-index/runtime/clock';
-import { createLogger } from '@domain-index/runtime/logger';
-import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts, type AllowList } from '@domain-index/webhooks/address-rules';
 import { DashboardClient, formTokenOf, listRows, textOf } from '@domain-index/test-support/dashboard-client';
 import { confirmDigestAddress } from './support/digest-addresses';
 import { until } from '@domain-index/test-support/waiting';
 import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
+import { suiteDeliveryTask } from './support/delivery-task';
 
 const PASSWORD = 'correct horse battery staple';
 const text = (response: Response) => response.text();
@@ -26,7 +22,6 @@ const allow = (value: string): AllowList => {
   if (!parsed.ok) throw new Error(parsed.reason);
   return parsed.allowList;
 };
-const silent = createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() }));
 
 /** The secret a "new secret" page shows once. */
 const shownSecret = (page: string) => /id="new-secret" readonly value="(whsec_[A-Za-z0-9+/=]+)"/.exec(page)?.[1];
@@ -63,20 +58,7 @@ for (const { engine, skip } of testEngines()) {
     });
 
     /** The webhook sender as the worker runs it, with a short retry schedule. */
-    async function deliveries() {
-      const context = new AlertContext(database, { allowList: loopback });
-      return deliveryTask({
-        database,
-        clock: systemClock,
-        logger: silent,
-        publicUrl: api.baseUrl,
-        secret: await loadCursorSecret(database),
-        secretBox: () => context.secretBox(),
-        allowList: loopback,
-        schedule: [0, 1, 1],
-        disableAfterMs: 3_600_000,
-      });
-    }
+    const deliveries = () => suiteDeliveryTask(database, api.baseUrl, loopback);
 
     /** A new account with its password set through its one-time link: a signed-in browser. */
     async function signedUp(plan = 'pro', on: RunningApi = api): Promise<{ browser: DashboardClient; accountId: string }> {

@@ -1,19 +1,15 @@
 // The real API in this process, on an in-memory PGlite, with the alerts' delivery as the
 // `sync` worker runs it: what an alerts test needs to create alerts through the client, make
 // matching events happen, and have their webhooks sent to a loopback receiver.
-import { Writable } from 'node:stream';
 import { createAccount } from '@domain-index/accounts/account-store';
-import { AlertContext } from '@domain-index/alerts/alert-deps';
-import { deliveryTask } from '@domain-index/worker/alerts/delivery-worker';
 import { createKey } from '@domain-index/accounts/key-store';
 import { systemClock } from '@domain-index/runtime/clock';
 import { importBatch } from '@domain-index/worker/indexing/import-batch';
-import { createLogger } from '@domain-index/runtime/logger';
-import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
 import { jsonlFeed } from '@domain-index/test-support/feeds';
 import { startApi } from '@domain-index/api/test/support/start-api';
 import { SOURCE } from './events-api';
+import { suiteDeliveryTask } from '../../support/delivery-task';
 
 export interface AlertsApi {
   readonly baseUrl: string;
@@ -36,19 +32,7 @@ const loopback = (() => {
 export async function startAlertsApi(): Promise<AlertsApi> {
   const api = await startApi('pglite', { sources: [SOURCE], overrides: { alerts: { allowList: loopback } } });
   const { database } = api.test;
-  const context = new AlertContext(database, { allowList: loopback });
-  const silent = createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() }));
-  const task = deliveryTask({
-    database,
-    clock: systemClock,
-    logger: silent,
-    publicUrl: api.baseUrl,
-    secret: await loadCursorSecret(database),
-    secretBox: () => context.secretBox(),
-    allowList: loopback,
-    schedule: [0, 1, 1],
-    disableAfterMs: 3_600_000,
-  });
+  const task = await suiteDeliveryTask(database, api.baseUrl, loopback);
   let accounts = 0;
   return {
     baseUrl: api.baseUrl,
