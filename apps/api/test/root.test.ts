@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from './support/start-api';
 
-const API_AND_DOCS = 'Domain Index: the API is under /api/v1 (send a key in the Authorization header); its reference is at /docs';
+const API_AND_DOCS =
+  'Domain Index: the API is under /api/v1 (send a key in the Authorization header); its reference is at /docs; AI assistants reach it over MCP at POST /mcp (the same key)';
 
-describe('GET / names the API, its reference and the dashboard', () => {
+describe('GET / names the API, its reference, the MCP server and the dashboard', () => {
   let withDashboard: RunningApi;
   let apiOnly: RunningApi;
   beforeAll(async () => {
@@ -24,13 +25,14 @@ describe('GET / names the API, its reference and the dashboard', () => {
       api: '/api/v1',
       docs: '/docs',
       openapi: '/openapi.json',
+      mcp: '/mcp',
       dashboard: '/dashboard',
     });
     expect((await withDashboard.raw('/', { method: 'HEAD' })).status).toBe(200);
   });
 
   it('leaves the dashboard out where it is not served', async () => {
-    expect(await (await apiOnly.raw('/')).json()).toEqual({ message: API_AND_DOCS, api: '/api/v1', docs: '/docs', openapi: '/openapi.json' });
+    expect(await (await apiOnly.raw('/')).json()).toEqual({ message: API_AND_DOCS, api: '/api/v1', docs: '/docs', openapi: '/openapi.json', mcp: '/mcp' });
   });
 
   it('answers another method on / with 405 in the error envelope', async () => {

@@ -1,6 +1,7 @@
 import { PATH_PREFIX } from '@domain-index/contract';
 import type { Router } from 'express';
 import { DASHBOARD } from '../dashboard/layout';
+import { MCP_PATH } from '../mcp/mcp-router';
 import { strictRouter } from './strict-router';
 
 /** The paths GET / names; `dashboard` only where the dashboard is served. */
@@ -9,18 +10,25 @@ export interface RootIndex {
   api: string;
   docs: string;
   openapi: string;
+  /** The MCP server for AI assistants (POST, Streamable HTTP). */
+  mcp: string;
   dashboard?: string;
 }
 
-/** What GET / answers: where the API, its reference and the dashboard are. */
+/** What GET / answers: where the API, its reference, the MCP server and the dashboard are. */
 export function rootIndex(dashboard: boolean): RootIndex {
-  const where = [`the API is under ${PATH_PREFIX} (send a key in the Authorization header)`, 'its reference is at /docs'];
+  const where = [
+    `the API is under ${PATH_PREFIX} (send a key in the Authorization header)`,
+    'its reference is at /docs',
+    `AI assistants reach it over MCP at POST ${MCP_PATH} (the same key)`,
+  ];
   if (dashboard) where.push(`keys, usage and alerts are managed at ${DASHBOARD}`);
   return {
     message: `Domain Index: ${where.join('; ')}`,
     api: PATH_PREFIX,
     docs: '/docs',
     openapi: '/openapi.json',
+    mcp: MCP_PATH,
     ...(dashboard && { dashboard: DASHBOARD }),
   };
 }
