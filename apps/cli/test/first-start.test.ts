@@ -84,6 +84,7 @@ describe.skipIf(!existsSync(SCRIPT))('the first start on a terminal', () => {
     expect(block).toMatch(/^ {4}API {8}http:\/\/127\.0\.0\.1:\d+\/api\/v1$/m);
     expect(block).toMatch(/^ {4}Dashboard {2}http:\/\/127\.0\.0\.1:\d+\/dashboard$/m);
     expect(block).toMatch(/^ {4}API docs {3}http:\/\/127\.0\.0\.1:\d+\/docs$/m);
+    expect(block).toMatch(/^ {4}MCP {8}http:\/\/127\.0\.0\.1:\d+\/mcp \(for AI assistants: docs\/mcp\.md\)$/m);
     expect(block).toContain(
       'Your demo key (live, pro plan: 1,000 requests an hour). It is shown only now: copy it.',
     );

@@ -101,6 +101,7 @@ export function startAnnouncement(options: StartAnnouncement, tty: boolean): str
     row('API', apiUrl),
     row('Dashboard', dashboard),
     row('API docs', `${publicUrl}/docs`),
+    row('MCP', `${publicUrl}/mcp (for AI assistants: docs/mcp.md)`),
   ];
   if (demo?.first === true) {
     block.push(
