@@ -1,22 +1,2 @@
-import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
-
-// vitest runs cores - 1 files at a time: one on a 2-core runner, which then sat half idle while
-// a suite waited on the processes it started (the CLI, serve, PostgreSQL, a browser). Two at
-// least; as many as vitest's default where there are more cores. As many kept alive as may run,
-// or tinypool starts no second fork for the last queued file while one is still busy.
-const files = Math.max(2, availableParallelism() - 1);
-
-export default defineConfig({
-  test: {
-    // Hang guards, not timing checks: generous, so that a loaded 2-core runner (a browser, a
-    // PostgreSQL of a test's own, a benchmark beside the suite) is slow, never failed.
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
-    maxWorkers: files,
-    minWorkers: files,
-    // fails a run that leaves test databases on the shared PostgreSQL server; gives the run
-    // its migrated PGlite templates, copied where a suite wants a fresh database
-    globalSetup: ['@domain-index/db/test-database-leaks', '@domain-index/db/pglite-templates'],
-  },
-});
+// Settings shared by the apps' suites: tooling/vitest.
+export { appSuites as default } from '@domain-index/vitest-config';

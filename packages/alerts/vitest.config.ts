@@ -1,9 +1,2 @@
-import { defineConfig } from 'vitest/config';
-
-export default defineConfig({
-  test: {
-    // Hang guards, not timing checks (see apps/cli/vitest.config.ts).
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
-  },
-});
+// Settings shared by the packages' suites: tooling/vitest.
+export { unitSuites as default } from '@domain-index/vitest-config';
