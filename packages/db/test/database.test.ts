@@ -50,8 +50,8 @@ for (const { engine, skip } of testEngines()) {
       const { database } = test;
       const rows = await database.db.select().from(plans).orderBy(plans.id);
       expect(rows).toEqual([
-        { id: 'free', requestsPerWindow: 60, windowSeconds: 3600, description: 'Free: 60 requests per hour', alertsLimit: 2 },
-        { id: 'pro', requestsPerWindow: 1000, windowSeconds: 3600, description: 'Pro: 1,000 requests per hour', alertsLimit: 50 },
+        { id: 'free', requestsPerWindow: 60, windowSeconds: 3600, description: 'Free: 60 requests per hour', alertsLimit: 2, watchLimit: 100, rdapRefreshesPerHour: 20, exportRowsMax: 10000 },
+        { id: 'pro', requestsPerWindow: 1000, windowSeconds: 3600, description: 'Pro: 1,000 requests per hour', alertsLimit: 50, watchLimit: 10000, rdapRefreshesPerHour: 500, exportRowsMax: null },
       ]);
       const ext = await database.rows<{ extname: string }>(sql`select extname from pg_extension where extname = 'pg_trgm'`);
       expect(ext).toEqual([{ extname: 'pg_trgm' }]);

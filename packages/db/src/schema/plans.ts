@@ -8,6 +8,12 @@ export const plans = pgTable('plans', {
   description: text('description').notNull(),
   /** Alerts (saved searches delivered by webhook or email) one owner may have. */
   alertsLimit: integer('alerts_limit').notNull().default(2),
+  /** Names one owner may watch, over all its watchlists. */
+  watchLimit: integer('watch_limit').notNull().default(100),
+  /** Registration checks a key may ask for now (`?refresh=true`) per hour; the worker's own schedule is not counted. */
+  rdapRefreshesPerHour: integer('rdap_refreshes_per_hour').notNull().default(20),
+  /** Rows one export may stream; null for no limit beyond the hourly request allowance. */
+  exportRowsMax: integer('export_rows_max'),
 });
 
 /** A plan as read. */
