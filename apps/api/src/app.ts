@@ -27,6 +27,9 @@ import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
 import { alertRoutes } from './routes/alerts';
+import { nameRoute } from './routes/names';
+import { watchlistRoutes } from './routes/watchlists';
+import { WatchlistActions } from '@domain-index/names/watchlist-actions';
 import { alertDeliveryRoutes } from './routes/alert-deliveries';
 import { AlertActions } from '@domain-index/alerts/alert-actions';
 import { AlertContext, type AlertSettings } from '@domain-index/alerts/alert-deps';
@@ -138,6 +141,8 @@ export function createApp(appDeps: AppDeps): Express {
     listEvents: eventsRoute(deps, new EventCursorCodec(deps.cursorSecret)),
     ...alertRoutes(deps, alertActions),
     ...alertDeliveryRoutes(deps, alertActions),
+    getName: nameRoute(deps),
+    ...watchlistRoutes(deps, new WatchlistActions(deps)),
     getStats: statsRoute(deps),
   });
   createExpressEndpoints(contract, router, app, {

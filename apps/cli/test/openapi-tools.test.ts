@@ -27,6 +27,7 @@ interface CodeSample {
 
 /** The alert and message the samples name; the test runs them on real ones. */
 const EXAMPLE_ALERT_ID = 'alt_7Qw2mXc9Rk4TbN1y';
+const EXAMPLE_WATCHLIST_ID = 'wl_3kQ9vT2mXw8RbN4p';
 const EXAMPLE_DELIVERY_ID = 'msg_Zr0sQmA1bC2dE3fG4hI5jK';
 
 /**
@@ -83,21 +84,23 @@ describe('the served OpenAPI document in third-party tools', () => {
         curl: (operation['x-codeSamples'] as CodeSample[]).find((sample) => sample.label === 'curl')!.source,
       })),
     );
-    expect(samples).toHaveLength(13);
-    // the alert samples run on the alert the create sample makes, its deletion last
-    const order = (id: string) => (id === 'deleteAlert' ? 1 : 0);
+    expect(samples).toHaveLength(22);
+    // the alert and watchlist samples run on what their create samples make, their deletions last
+    const order = (id: string) => (id === 'deleteAlert' || id === 'deleteWatchlist' ? 1 : 0);
     const answers: Record<string, unknown> = {};
     let alertId = EXAMPLE_ALERT_ID;
     let messageId = EXAMPLE_DELIVERY_ID;
+    let watchlistId = EXAMPLE_WATCHLIST_ID;
     for (const { path, method, id, curl } of [...samples].sort((a, b) => order(a.id) - order(b.id))) {
       expect(curl, path).toContain(api.baseUrl);
-      const { stdout } = await run('bash', ['-c', curl.replaceAll(EXAMPLE_ALERT_ID, alertId).replaceAll(EXAMPLE_DELIVERY_ID, messageId)], {
+      const { stdout } = await run('bash', ['-c', curl.replaceAll(EXAMPLE_ALERT_ID, alertId).replaceAll(EXAMPLE_DELIVERY_ID, messageId).replaceAll(EXAMPLE_WATCHLIST_ID, watchlistId)], {
         env: { PATH: process.env.PATH ?? '', DOMAIN_INDEX_API_KEY: api.apiKey },
       });
       const answer = JSON.parse(stdout) as Json;
       answers[id] = answer;
       if (id === 'createAlert') alertId = String(answer.id);
       if (id === 'testAlert') messageId = String(answer.id);
+      if (id === 'createWatchlist') watchlistId = String(answer.id);
       // each answer is the operation's success, as the contract says it (but the lookup: below)
       if (id !== 'getDomain') {
         const success = Object.entries(contract[id].responses as Record<string, ZodTypeAny>).find(([status]) => Number(status) < 400)!;
@@ -116,6 +119,12 @@ describe('the served OpenAPI document in third-party tools', () => {
     expect(answers.resendDelivery).toMatchObject({ id: messageId, alert_id: alertId });
     expect(answers.deleteAlert).toEqual({ object: 'alert', id: alertId, deleted: true });
     expect((await api.get(`/api/v1/alerts/${alertId}`)).status).toBe(404);
+    expect(answers.createWatchlist).toMatchObject({ name: 'Drops to catch', domains_count: 2, refused: [] });
+    expect(answers.addWatchedDomains).toMatchObject({ added: 1, already_watched: 1, refused: [{ index: 1, domain: 'not a name' }] });
+    expect(answers.updateWatchlist).toMatchObject({ id: watchlistId, name: 'Drops to catch this week' });
+    expect(answers.removeWatchedDomain).toEqual({ object: 'watched_domain', domain_name: 'cloudhosting.com', deleted: true });
+    expect(answers.deleteWatchlist).toEqual({ object: 'watchlist', id: watchlistId, deleted: true });
+    expect((await api.get(`/api/v1/watchlists/${watchlistId}`)).status).toBe(404);
   }, 60_000);
 
   it("goes through an alert's life with openapi-fetch and the types openapi-typescript generates", async () => {

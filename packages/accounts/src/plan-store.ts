@@ -16,6 +16,7 @@ export async function findPlan(database: Database, id: string): Promise<PlanRow 
 export interface PlanChange {
   requestsPerWindow?: number | undefined;
   alertsLimit?: number | undefined;
+  watchLimit?: number | undefined;
   description?: string | undefined;
 }
 
@@ -31,6 +32,7 @@ export async function updatePlan(database: Database, id: string, change: PlanCha
     const set = {
       ...(change.requestsPerWindow !== undefined && { requestsPerWindow: change.requestsPerWindow }),
       ...(change.alertsLimit !== undefined && { alertsLimit: change.alertsLimit }),
+      ...(change.watchLimit !== undefined && { watchLimit: change.watchLimit }),
       ...(change.description !== undefined && { description: change.description }),
     };
     const [after] = await tx.update(plans).set(set).where(eq(plans.id, id)).returning();

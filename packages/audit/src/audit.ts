@@ -27,6 +27,11 @@ export const AUDIT_KINDS = {
   alert_test_sent: 'Alert test webhook sent',
   alert_message_resent: 'Alert webhook message sent again',
   alert_webhook_disabled: 'Alert webhook disabled after failing',
+  watchlist_created: 'Watchlist created',
+  watchlist_renamed: 'Watchlist renamed',
+  watchlist_deleted: 'Watchlist deleted',
+  watchlist_names_added: 'Names added to a watchlist',
+  watchlist_name_removed: 'Name removed from a watchlist',
 } as const;
 export type AuditKind = keyof typeof AUDIT_KINDS;
 

@@ -30,13 +30,29 @@ import {
   SORT_ORDERS,
   statsEnvelopeSchema,
   STATUS_FILTERS,
+  REGISTRATION_PHASES,
+  registrationSchema,
+  nameHistoryEntrySchema,
+  nameSchema,
+  nameEnvelopeSchema,
+  watchlistSchema,
+  createdWatchlistSchema,
+  createWatchlistSchema,
+  updateWatchlistSchema,
+  addedDomainsSchema,
+  watchedDomainSchema,
+  watchedDomainQuerySchema,
+  watchedDomainListSchema,
+  deletedWatchlistSchema,
+  removedDomainSchema,
 } from '@domain-index/contract';
 import { z } from 'zod';
 
 /** Whether `schema` is `domainSchema.partial()`: every field of a domain, each optional. */
-function isPartialDomain(schema: z.ZodTypeAny): boolean {
+function isPartialDomain(schema: z.ZodTypeAny, extra: readonly string[] = []): boolean {
   if (!(schema instanceof z.ZodObject)) return false;
-  const shape = schema.shape as Record<string, z.ZodTypeAny>;
+  const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodTypeAny>).filter(([name]) => !extra.includes(name)));
+  if (extra.some((name) => !(name in (schema.shape as object)))) return false;
   const domainShape = domainSchema.shape as Record<string, z.ZodTypeAny>;
   const names = Object.keys(shape);
   return (
@@ -58,6 +74,13 @@ function typeOf(schema: z.ZodTypeAny, indent: string): string {
   if (schema === alertSchema && indent !== '') return 'Alert';
   if (schema === deliveryAttemptSchema && indent !== '') return 'DeliveryAttempt';
   if (isPartialDomain(schema)) return 'Partial<Domain>';
+  // an event's previous_attributes: the listing's fields, and a name's phase before
+  if (isPartialDomain(schema, ['phase'])) return 'Partial<Domain & { phase: RegistrationPhase | null }>';
+  if (schema === registrationSchema && indent !== '') return 'Registration';
+  if (schema === watchlistSchema && indent !== '') return 'Watchlist';
+  if (schema === watchedDomainSchema && indent !== '') return 'WatchedDomain';
+  if (schema === nameSchema && indent !== '') return 'Name';
+  if (schema instanceof z.ZodEnum && sameValues(schema.options as string[], REGISTRATION_PHASES)) return 'RegistrationPhase';
   if (schema instanceof z.ZodEnum && sameValues(schema.options as string[], EVENT_TYPES)) return 'EventType';
   if (schema instanceof z.ZodString) return 'string';
   if (schema instanceof z.ZodNumber) return 'number';
@@ -174,6 +197,51 @@ export interface QueuedDelivery ${objectBody(queuedDeliverySchema, '', false)}
  */
 export interface WebhookPayload ${objectBody(webhookPayloadSchema, '', false)}
 
+/** Where a name is in its registration's life: registered, grace, redemption, pending_delete, available, unknown. */
+export type RegistrationPhase = (typeof REGISTRATION_PHASES)[number];
+
+/** What RDAP last said of a name's registration, and when it should drop. */
+export interface Registration ${objectBody(registrationSchema, '', false)}
+
+/** One change in a watched name's history. */
+export interface NameHistoryEntry ${objectBody(nameHistoryEntrySchema, '', false)}
+
+/** Everything known of one name: every marketplace's listing of it, its registration, its history. */
+export interface Name ${objectBody(nameSchema, '', false)}
+
+/** The response of a name's page. */
+export interface NameEnvelope ${typeOf(nameEnvelopeSchema, '')}
+
+/** A watchlist: names an owner follows. */
+export interface Watchlist ${objectBody(watchlistSchema, '', false)}
+
+/** A watchlist as created, with the names of the request that were refused. */
+export interface CreatedWatchlist extends Watchlist ${objectBody(addedFields(createdWatchlistSchema, watchlistSchema), '', false)}
+
+/** What \`client.watchlists.create()\` takes. */
+export interface CreateWatchlist ${objectBody(createWatchlistSchema, '', false)}
+
+/** What \`client.watchlists.update()\` takes. */
+export interface UpdateWatchlist ${objectBody(updateWatchlistSchema, '', false)}
+
+/** What \`client.watchlists.addDomains()\` did. */
+export interface AddedDomains ${objectBody(addedDomainsSchema, '', false)}
+
+/** A watched name and where it stands now. */
+export interface WatchedDomain ${objectBody(watchedDomainSchema, '', false)}
+
+/** Parameters of a watchlist's names: a page's \`next_cursor\` as \`after\`, and the page size. */
+export interface WatchedDomainParams ${objectBody(unwrapObject(watchedDomainQuerySchema), '', true)}
+
+/** A page of a watchlist's names, as the API sends it. */
+export interface WatchedDomainListEnvelope ${typeOf(watchedDomainListSchema, '')}
+
+/** The answer of \`client.watchlists.delete()\`. */
+export interface DeletedWatchlist ${objectBody(deletedWatchlistSchema, '', false)}
+
+/** The answer of \`client.watchlists.removeDomain()\`. */
+export interface RemovedDomain ${objectBody(removedDomainSchema, '', false)}
+
 /** How often an email digest is sent. */
 export type DigestPeriod = (typeof DIGEST_PERIODS)[number];
 
@@ -196,6 +264,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 ${constant('EVENT_TYPES', 'Every type of event of the change feed.', EVENT_TYPES)}
 ${constant('DIGEST_PERIODS', 'How often an email digest can be sent.', DIGEST_PERIODS)}
 ${constant('DIGEST_STATUSES', 'The states of an email digest: waiting for its address to be confirmed, confirmed, or unsubscribed.', DIGEST_STATUSES)}
+${constant('REGISTRATION_PHASES', 'The phases of a registration.', REGISTRATION_PHASES)}
 ${constant('LISTING_STATUSES', 'The statuses of a listing.', LISTING_STATUSES)}
 ${constant('STATUS_FILTERS', 'Values of the status parameter.', STATUS_FILTERS)}
 ${constant('SORT_FIELDS', 'Fields a search can be sorted by.', SORT_FIELDS)}

@@ -14,7 +14,19 @@ import type {
   SearchParams,
   StatsEnvelope,
   UpdateAlert,
+  AddedDomains,
+  CreatedWatchlist,
+  CreateWatchlist,
+  DeletedWatchlist,
+  Name,
+  NameEnvelope,
+  RemovedDomain,
+  UpdateWatchlist,
+  WatchedDomainListEnvelope,
+  WatchedDomainParams,
+  Watchlist,
 } from './generated/api-types';
+import { WatchedDomainPage } from './watched-domain-page';
 import { AlertPage } from './alert-page';
 import { DeliveryPage } from './delivery-page';
 import { DomainIndexError } from './errors';
@@ -53,7 +65,7 @@ function environment(name: string): string | undefined {
 }
 
 /** Query string of search (or delivery log) parameters: numbers and booleans as plain text, absent ones left out. */
-function toQuery(params: (SearchParams & { cursor?: string }) | DeliveryParams): URLSearchParams {
+function toQuery(params: (SearchParams & { cursor?: string }) | DeliveryParams | WatchedDomainParams): URLSearchParams {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (value !== undefined && value !== null) query.set(name, String(value));
@@ -155,6 +167,38 @@ export class DomainIndex {
     /** A new signing secret, in this answer only; for 24 hours every message is signed with both the new and the old one. */
     rotateSecret(id: string, options?: RequestOptions): Promise<AlertWithSecret>;
   };
+  /** Names, listed or not: every marketplace's listing of one, its registration, its history. */
+  readonly names: {
+    /**
+     * Everything known of a name (ASCII or punycode; a Unicode name is InvalidRequestError
+     * `invalid_domain`). `refresh: true` asks RDAP now when the last check is over 10 minutes
+     * old; RateLimitError (`refresh_limit_reached`) when the key's hourly refreshes are used.
+     */
+    get(domain: string, params?: { refresh?: boolean }, options?: RequestOptions): Promise<Name>;
+  };
+  /**
+   * Watchlists: names you follow. Each name is checked by RDAP on a schedule that follows its
+   * life, and its changes come as `name.*` events (`client.events.list({ watchlist })`, alerts
+   * with `watchlist_id`).
+   */
+  readonly watchlists: {
+    /** Creates a watchlist with its first names; `refused` lists the names that are not valid, by index. PermissionDeniedError (`watch_limit_reached`) past the plan. */
+    create(body: CreateWatchlist, options?: RequestOptions): Promise<CreatedWatchlist>;
+    /** Your watchlists, newest first. */
+    list(options?: RequestOptions): Promise<Watchlist[]>;
+    /** One watchlist; NotFoundError (`watchlist_not_found`) when no watchlist of yours has that id. */
+    get(id: string, options?: RequestOptions): Promise<Watchlist>;
+    /** Renames a watchlist. */
+    update(id: string, body: UpdateWatchlist, options?: RequestOptions): Promise<Watchlist>;
+    /** Deletes a watchlist and its names; ConflictError (`watchlist_in_use`) while an alert delivers its events. */
+    delete(id: string, options?: RequestOptions): Promise<DeletedWatchlist>;
+    /** Adds up to 1,000 names; valid ones are added, invalid ones reported by index. PermissionDeniedError (`watch_limit_reached`) past the plan. */
+    addDomains(id: string, domains: string[], options?: RequestOptions): Promise<AddedDomains>;
+    /** Stops watching a name; NotFoundError (`domain_not_found`) when it is not on the list. */
+    removeDomain(id: string, domain: string, options?: RequestOptions): Promise<RemovedDomain>;
+    /** The watchlist's names in name order, each with its phase, listings and next check: one page when awaited, every name when iterated with `for await`. */
+    domains(id: string, params?: WatchedDomainParams, options?: ListOptions): PagePromise<WatchedDomainPage>;
+  };
   private readonly settings: TransportSettings;
   private latestRateLimit: RateLimitInfo | undefined;
 
@@ -213,6 +257,27 @@ export class DomainIndex {
       resend: async (id, deliveryId, requestOptions) =>
         requestJson<QueuedDelivery>(this.settings, { method: 'POST', path: `${alert(id)}/deliveries/${segment('deliveryId', deliveryId)}/resend` }, requestOptions),
       rotateSecret: async (id, requestOptions) => requestJson<AlertWithSecret>(this.settings, { method: 'POST', path: `${alert(id)}/rotate-secret` }, requestOptions),
+    };
+    this.names = {
+      get: async (domain, params = {}, requestOptions) =>
+        (await getJson<NameEnvelope>(this.settings, `/names/${segment('domain', domain)}`, params.refresh === undefined ? undefined : new URLSearchParams({ refresh: String(params.refresh) }), requestOptions)).data,
+    };
+    const watchlist = (id: string) => `/watchlists/${segment('id', id)}`;
+    const fetchWatched = (id: string) => (params: WatchedDomainParams, requestOptions: RequestOptions) =>
+      getJson<WatchedDomainListEnvelope>(this.settings, `${watchlist(id)}/domains`, toQuery(params), requestOptions);
+    this.watchlists = {
+      create: async (body, requestOptions) => requestJson<CreatedWatchlist>(this.settings, { method: 'POST', path: '/watchlists', body }, requestOptions),
+      list: async (requestOptions) => (await getJson<{ data: Watchlist[] }>(this.settings, '/watchlists', undefined, requestOptions)).data,
+      get: async (id, requestOptions) => getJson<Watchlist>(this.settings, watchlist(id), undefined, requestOptions),
+      update: async (id, body, requestOptions) => requestJson<Watchlist>(this.settings, { method: 'PATCH', path: watchlist(id), body }, requestOptions),
+      delete: async (id, requestOptions) => requestJson<DeletedWatchlist>(this.settings, { method: 'DELETE', path: watchlist(id) }, requestOptions),
+      addDomains: async (id, domains, requestOptions) => requestJson<AddedDomains>(this.settings, { method: 'POST', path: `${watchlist(id)}/domains`, body: { domains } }, requestOptions),
+      removeDomain: async (id, domain, requestOptions) =>
+        requestJson<RemovedDomain>(this.settings, { method: 'DELETE', path: `${watchlist(id)}/domains/${segment('domain', domain)}` }, requestOptions),
+      domains: (id, params = {}, listOptions = {}) => {
+        const fetchPage = fetchWatched(id);
+        return new PagePromise<WatchedDomainPage>(async () => new WatchedDomainPage(await fetchPage(params, listOptions), params, listOptions, fetchPage));
+      },
     };
   }
 

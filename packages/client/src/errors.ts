@@ -96,6 +96,16 @@ export class AuthenticationError extends DomainIndexError {
 }
 
 /**
+ * 409: what the call would change is in use: `watchlist_in_use` (an alert delivers the
+ * watchlist's events; delete or change the alert first). Never retried.
+ */
+export class ConflictError extends DomainIndexError {
+  static override readonly kind: string = 'ConflictError';
+  override readonly name = 'ConflictError';
+  declare readonly code: ErrorCodeOf<409>;
+}
+
+/**
  * 403: the key may not do this. `alert_limit_reached`: the key's plan allows no more alerts
  * (free 2, pro 50); delete one or move to a plan with more. Never retried.
  */
@@ -221,6 +231,7 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   if (family === 401) return new AuthenticationError(message, details);
   if (family === 403) return new PermissionDeniedError(message, details);
   if (family === 404) return new NotFoundError(message, details);
+  if (family === 409) return new ConflictError(message, details);
   if (family === 410) return new CursorExpiredError(message, details);
   if (family === 429) return new RateLimitError(message, { ...details, retryAfter: parseRetryAfter(headers) });
   if (code === 'internal_error') return new InternalServerError(message, details);

@@ -9,6 +9,7 @@ export {
   InvalidRequestError,
   NotFoundError,
   PermissionDeniedError,
+  ConflictError,
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
@@ -38,8 +39,24 @@ export type {
   StatsEnvelope,
   UpdateAlert,
   WebhookPayload,
+  AddedDomains,
+  CreatedWatchlist,
+  CreateWatchlist,
+  DeletedWatchlist,
+  Name,
+  NameEnvelope,
+  NameHistoryEntry,
+  Registration,
+  RegistrationPhase,
+  RemovedDomain,
+  UpdateWatchlist,
+  WatchedDomain,
+  WatchedDomainListEnvelope,
+  WatchedDomainParams,
+  Watchlist,
 } from './generated/api-types';
-export { DIGEST_PERIODS, DIGEST_STATUSES, ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
+export { WatchedDomainPage } from './watched-domain-page';
+export { DIGEST_PERIODS, DIGEST_STATUSES, ERROR_STATUS, EVENT_TYPES, LISTING_STATUSES, REGISTRATION_PHASES, SORT_FIELDS, SORT_ORDERS, STATUS_FILTERS } from './generated/api-types';
 export { AlertPage } from './alert-page';
 export { DeliveryPage } from './delivery-page';
 export { EventPage } from './event-page';

@@ -19,6 +19,7 @@ const tsc = require.resolve('typescript/bin/tsc');
 
 /** The alert, its message and the receiver the examples and samples name; the tests put real ones in their place. */
 const EXAMPLE_ALERT_ID = 'alt_7Qw2mXc9Rk4TbN1y';
+const EXAMPLE_WATCHLIST_ID = 'wl_3kQ9vT2mXw8RbN4p';
 const EXAMPLE_DELIVERY_ID = 'msg_Zr0sQmA1bC2dE3fG4hI5jK';
 const EXAMPLE_WEBHOOK_URL = 'https://hooks.example.com/domain-index';
 
@@ -296,7 +297,7 @@ export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDE
     const samples = Object.values(document.paths as Record<string, Record<string, { operationId: string; 'x-codeSamples': { label: string; source: string }[] }>>).flatMap((methods) =>
       Object.values(methods).map((operation) => ({ id: operation.operationId, source: operation['x-codeSamples'].find((sample) => sample.label === 'TypeScript client')!.source })),
     );
-    expect(samples).toHaveLength(13);
+    expect(samples).toHaveLength(22);
     const client = new DomainIndex({ apiKey: api.apiKey, baseUrl: api.baseUrl });
     /** A fresh alert of the key, webhooked to the receiver, with one message queued. */
     const freshAlert = async () => {
@@ -309,7 +310,10 @@ export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDE
     const outputs: Record<string, string> = {};
     for (const [index, { id, source }] of samples.entries()) {
       const alert = source.includes(EXAMPLE_ALERT_ID) ? await freshAlert() : undefined;
+      // each watchlist sample on a watchlist of its own, with a name on it
+      const watchlist = source.includes(EXAMPLE_WATCHLIST_ID) ? await client.watchlists.create({ name: 'sample', domains: ['cloudhosting.com'] }) : undefined;
       const code = source
+        .replaceAll(EXAMPLE_WATCHLIST_ID, watchlist?.id ?? EXAMPLE_WATCHLIST_ID)
         .replaceAll(EXAMPLE_WEBHOOK_URL, receiver.url)
         .replaceAll(EXAMPLE_ALERT_ID, alert?.id ?? EXAMPLE_ALERT_ID)
         .replaceAll(EXAMPLE_DELIVERY_ID, alert?.messageId ?? EXAMPLE_DELIVERY_ID);
@@ -333,7 +337,18 @@ export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDE
         expect(verifyWebhook(request.body, request.headers, alert!.webhook_secret!)).toEqual({ type: 'test', alert_id: alert!.id, events: [] });
       }
       if (alert !== undefined && id !== 'deleteAlert') await client.alerts.delete(alert.id);
+      if (id === 'updateWatchlist') expect((await client.watchlists.get(watchlist!.id)).name).toBe('Drops to catch this week');
+      if (id === 'deleteWatchlist') expect(await client.watchlists.get(watchlist!.id).catch((error: unknown) => error)).toBeInstanceOf(NotFoundError);
+      if (id === 'addWatchedDomains') expect((await client.watchlists.get(watchlist!.id)).domains_count).toBe(2);
+      if (id === 'removeWatchedDomain') expect((await client.watchlists.get(watchlist!.id)).domains_count).toBe(0);
+      if (watchlist !== undefined && id !== 'deleteWatchlist') await client.watchlists.delete(watchlist.id);
     }
+    // cloudhosting.com was on the list already: one added, one there, the middle one refused
+    expect(outputs.addWatchedDomains).toMatch(/^1 1 \[\s+\{\s+index: 1,\s+domain: 'not a name',/);
+    // the name's page and the watchlist agree on how many marketplaces list it now
+    expect(outputs.getName).toMatch(/^\d+ listings never checked undefined\n$/);
+    const listed = outputs.getName!.split(' ')[0]!;
+    expect(outputs.listWatchedDomains).toMatch(new RegExp(`^cloudhosting\\.com null ${listed} (\\d+(\\.\\d+)?|null) \\d{4}-`));
     expect(outputs.createAlert).toMatch(/^alt_\S+ whsec_\S+\n$/);
     expect(outputs.getDomain).toBe('not listed right now\n');
     expect(outputs.resendDelivery).toBe('pending\n');

@@ -49,12 +49,13 @@ describe('types generated from the contract', () => {
   });
   it('type error codes by the ErrorCode union, each family by its own codes', () => {
     expectTypeOf<client.DomainIndexError['code']>().toEqualTypeOf<contract.ErrorCode | undefined>();
-    expectTypeOf<client.RateLimitError['code']>().toEqualTypeOf<'rate_limited'>();
+    expectTypeOf<client.RateLimitError['code']>().toEqualTypeOf<'rate_limited' | 'refresh_limit_reached'>();
     expectTypeOf<client.AuthenticationError['code']>().toEqualTypeOf<'missing_api_key' | 'invalid_authorization_header' | 'invalid_api_key'>();
     expectTypeOf<client.AbortError['code']>().toEqualTypeOf<undefined>();
     expectTypeOf<client.CursorExpiredError['code']>().toEqualTypeOf<'cursor_expired'>();
-    expectTypeOf<client.PermissionDeniedError['code']>().toEqualTypeOf<'alert_limit_reached'>();
-    expectTypeOf<client.NotFoundError['code']>().toEqualTypeOf<'domain_not_found' | 'alert_not_found' | 'delivery_not_found' | 'not_found'>();
+    expectTypeOf<client.PermissionDeniedError['code']>().toEqualTypeOf<'alert_limit_reached' | 'watch_limit_reached'>();
+    expectTypeOf<client.ConflictError['code']>().toEqualTypeOf<'watchlist_in_use'>();
+    expectTypeOf<client.NotFoundError['code']>().toEqualTypeOf<'domain_not_found' | 'alert_not_found' | 'delivery_not_found' | 'watchlist_not_found' | 'not_found'>();
     // instanceof narrows (through the classes' Symbol.hasInstance)
     const narrow = (error: unknown) => (error instanceof client.RateLimitError ? error.retryAfter : undefined);
     expectTypeOf(narrow).returns.toEqualTypeOf<number | undefined>();

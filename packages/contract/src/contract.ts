@@ -14,6 +14,20 @@ import {
   updateAlertSchema,
 } from './alerts';
 import { eventListEnvelopeSchema, eventQuerySchema } from './events';
+import { nameEnvelopeSchema, nameQuerySchema } from './names';
+import {
+  addedDomainsSchema,
+  addWatchedDomainsSchema,
+  createdWatchlistSchema,
+  createWatchlistSchema,
+  deletedWatchlistSchema,
+  removedDomainSchema,
+  updateWatchlistSchema,
+  watchedDomainListSchema,
+  watchedDomainQuerySchema,
+  watchlistListSchema,
+  watchlistSchema,
+} from './watchlists';
 import { noParamsSchema, searchQuerySchema } from './search-params';
 import { PATH_PREFIX } from './texts';
 
@@ -26,6 +40,7 @@ const errorResponses = {
   403: errorEnvelopeSchema,
   404: errorEnvelopeSchema,
   405: errorEnvelopeSchema,
+  409: errorEnvelopeSchema,
   410: errorEnvelopeSchema,
   429: errorEnvelopeSchema,
   500: errorEnvelopeSchema,
@@ -150,6 +165,95 @@ export const contract = c.router(
       responses: { 200: alertWithSecretSchema },
       summary: "Replace an alert's signing secret",
       description: 'A new secret, shown in this answer only. For 24 hours every message carries signatures with both the new and the old secret.',
+    },
+    getName: {
+      method: 'GET',
+      path: '/names/:domain',
+      pathParams: z.object({
+        domain: z.string().describe('Domain name in ASCII/punycode form (xn--...); only lowercased. A Unicode name is refused: convert it first'),
+      }),
+      query: nameQuerySchema,
+      responses: { 200: nameEnvelopeSchema },
+      summary: 'Everything known of a name',
+      description:
+        "Any valid name, listed or not: every marketplace's current listing of it, its registration as RDAP last gave it (phase, statuses, registrar, dates, when it should drop), and its history of the last 365 days while it is watched. `refresh=true` asks RDAP now when the last check is over 10 minutes old. GET /domains/{domain} still answers with one listing.",
+    },
+    createWatchlist: {
+      method: 'POST',
+      path: '/watchlists',
+      body: createWatchlistSchema,
+      query: noParamsSchema,
+      responses: { 201: createdWatchlistSchema },
+      summary: 'Create a watchlist',
+      description:
+        'Names to follow: each one is checked by RDAP on a schedule that follows its life (daily when registered, hourly in grace and redemption, every 10 minutes near its drop), and its changes come as name.* events of the change feed (with watchlist=ID) and to alerts made with watchlist_id. Plans limit the names one owner watches over all its watchlists (free 100, pro 10,000).',
+    },
+    listWatchlists: {
+      method: 'GET',
+      path: '/watchlists',
+      query: noParamsSchema,
+      responses: { 200: watchlistListSchema },
+      summary: 'List your watchlists',
+      description: "The watchlists of the key's account (or of the key, when it has no account), newest first.",
+    },
+    getWatchlist: {
+      method: 'GET',
+      path: '/watchlists/:id',
+      pathParams: z.object({ id: z.string().describe('The watchlist id, `wl_...`') }),
+      query: noParamsSchema,
+      responses: { 200: watchlistSchema },
+      summary: 'Get a watchlist',
+      description: "Another owner's watchlist is 404 watchlist_not_found, as a made-up id is.",
+    },
+    updateWatchlist: {
+      method: 'PATCH',
+      path: '/watchlists/:id',
+      pathParams: z.object({ id: z.string().describe('The watchlist id, `wl_...`') }),
+      body: updateWatchlistSchema,
+      query: noParamsSchema,
+      responses: { 200: watchlistSchema },
+      summary: 'Rename a watchlist',
+      description: 'Its name; names are added and removed with the domains endpoints.',
+    },
+    deleteWatchlist: {
+      method: 'DELETE',
+      path: '/watchlists/:id',
+      pathParams: z.object({ id: z.string().describe('The watchlist id, `wl_...`') }),
+      body: z.object({}).strict().optional(),
+      query: noParamsSchema,
+      responses: { 200: deletedWatchlistSchema },
+      summary: 'Delete a watchlist',
+      description: 'With its names. Refused with 409 watchlist_in_use while an alert delivers its events: delete the alert first.',
+    },
+    addWatchedDomains: {
+      method: 'POST',
+      path: '/watchlists/:id/domains',
+      pathParams: z.object({ id: z.string().describe('The watchlist id, `wl_...`') }),
+      body: addWatchedDomainsSchema,
+      query: noParamsSchema,
+      responses: { 200: addedDomainsSchema },
+      summary: 'Add names to a watchlist',
+      description:
+        'At most 1,000 a call, in ASCII (punycode). Valid names are added and each invalid one is reported by its index; names already on the list are left as they are. Refused whole (403 watch_limit_reached) when the new names would take the owner past the plan.',
+    },
+    listWatchedDomains: {
+      method: 'GET',
+      path: '/watchlists/:id/domains',
+      pathParams: z.object({ id: z.string().describe('The watchlist id, `wl_...`') }),
+      query: watchedDomainQuerySchema,
+      responses: { 200: watchedDomainListSchema },
+      summary: "A watchlist's names and where each stands",
+      description: 'In name order, paged with a cursor: each name with its registration phase, its listings now, its lowest price and when it is checked next.',
+    },
+    removeWatchedDomain: {
+      method: 'DELETE',
+      path: '/watchlists/:id/domains/:domain',
+      pathParams: z.object({ id: z.string().describe('The watchlist id, `wl_...`'), domain: z.string().describe('A name on the watchlist') }),
+      body: z.object({}).strict().optional(),
+      query: noParamsSchema,
+      responses: { 200: removedDomainSchema },
+      summary: 'Stop watching a name',
+      description: 'A name not on the list is 404 domain_not_found.',
     },
     getStats: {
       method: 'GET',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { domainSchema, timestampSchema } from './domain';
 import { metaSchema } from './envelopes';
 import { checkFilterRules, listingFilterFields, STATUS_FILTERS } from './search-params';
+import { registrationPhaseSchema } from './names';
 import { fromQuery, integer, oneOf, text } from './wire';
 
 /**
@@ -13,7 +14,14 @@ import { fromQuery, integer, oneOf, text } from './wire';
  * - `listing.ending_soon`: its end time came within 24 hours (once per listing and end time);
  * - `listing.ended`: its end time passed (the object is the listing as it ended);
  * - `source.loaded`: a marketplace's first batch, in place of one `listing.added` per listing
- *   (read it with a search filtered by `source`).
+ *   (read it with a search filtered by `source`);
+ * - `name.listed`, `name.delisted`, `name.price_changed`: a watched name's listing appeared on a
+ *   marketplace, left it (removed or ended), or changed its price;
+ * - `name.phase_changed`: a watched name's registration moved to another phase
+ *   (`previous_attributes.phase` has the one before), except for the two moves with their own
+ *   type: `name.dropped` (from a registered phase to available) and `name.registered` (from
+ *   available to a registered phase).
+ * The `name.*` events belong to one watchlist and are seen only by its owner, with `watchlist=ID`.
  */
 export const EVENT_TYPES = [
   'listing.added',
@@ -22,7 +30,15 @@ export const EVENT_TYPES = [
   'listing.ending_soon',
   'listing.ended',
   'source.loaded',
+  'name.listed',
+  'name.delisted',
+  'name.price_changed',
+  'name.phase_changed',
+  'name.dropped',
+  'name.registered',
 ] as const;
+/** The types of a watchlist's events. */
+export const NAME_EVENT_TYPES = EVENT_TYPES.filter((type) => type.startsWith('name.'));
 /** An event's type. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -73,6 +89,9 @@ export const eventQuerySchema = z
     limit: integer(EVENT_LIMITS.limitMin, EVENT_LIMITS.limitMax)
       .transform((value) => value ?? EVENT_LIMITS.limitDefault)
       .describe('Events per page, 1-200, default 50'),
+    watchlist: text(64).describe(
+      "A watchlist's id (`wl_...`, one of yours): its name.* events instead of the index's events. Omitted: the index's events, which every key sees",
+    ),
     ...listingFilterFields,
     status: oneOf(STATUS_FILTERS).describe(
       'Only events of listings with this status; omitted or `all`: every status',
@@ -97,20 +116,21 @@ export const eventSchema = z
     ),
     source: z
       .string()
-      .describe('The marketplace of the listing (or of the batch, for source.loaded)'),
+      .describe('The marketplace of the listing (or of the batch, for source.loaded); `rdap` for a registration change'),
     data: z
       .object({
         object: domainSchema
           .nullable()
           .describe(
-            'The listing after the change (before it for listing.removed and listing.ended); null for source.loaded',
+            'The listing after the change (before it for listing.removed, listing.ended and name.delisted); null for source.loaded and for the name events of a registration change',
           ),
         previous_attributes: domainSchema
           .partial()
+          .extend({ phase: registrationPhaseSchema.nullable().optional() })
           .strict()
           .nullable()
           .describe(
-            'listing.updated: the public fields that changed, with their values before; null otherwise',
+            'listing.updated and name.price_changed: the public fields that changed, with their values before; name.phase_changed, name.dropped and name.registered: the phase before; null otherwise',
           ),
         listings_loaded: z
           .number()
@@ -118,6 +138,16 @@ export const eventSchema = z
           .nonnegative()
           .nullable()
           .describe('source.loaded: how many listings the batch brought; null otherwise'),
+        watchlist_id: z.string().nullable().optional().describe('name.* events: the watchlist they belong to; absent otherwise'),
+        name: z
+          .object({
+            domain_name: z.string(),
+            phase: registrationPhaseSchema.nullable().describe('The registration phase after the change; null when never checked'),
+            expected_drop_at: timestampSchema.nullable(),
+          })
+          .strict()
+          .optional()
+          .describe('name.* events: the name and its registration after the change; absent otherwise'),
       })
       .strict(),
   })

@@ -7,3 +7,5 @@ export * from './events';
 export * from './query-errors';
 export * from './search-params';
 export * from './texts';
+export * from './names';
+export * from './watchlists';

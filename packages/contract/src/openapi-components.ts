@@ -19,8 +19,27 @@ import {
   queuedDeliverySchema,
   updateAlertSchema,
 } from './alerts';
+import { nameEnvelopeSchema, nameHistoryEntrySchema, nameSchema, registrationSchema } from './names';
+import {
+  addedDomainsSchema,
+  addWatchedDomainsSchema,
+  createdWatchlistSchema,
+  createWatchlistSchema,
+  deletedWatchlistSchema,
+  refusedDomainSchema,
+  removedDomainSchema,
+  updateWatchlistSchema,
+  watchedDomainListSchema,
+  watchedDomainSchema,
+  watchlistListSchema,
+  watchlistSchema,
+} from './watchlists';
 import {
   ALERT_EXAMPLE,
+  NAME_EXAMPLE,
+  REGISTRATION_EXAMPLE,
+  WATCHLIST_EXAMPLE,
+  WATCHED_DOMAIN_EXAMPLE,
   CREATE_ALERT_EXAMPLE,
   DELIVERY_CURSOR_EXAMPLE,
   DELIVERY_ID_EXAMPLE,
@@ -192,6 +211,86 @@ export const OPENAPI_COMPONENTS = {
       'The fields to change; the others keep their values. null removes a channel (one must remain).',
     example: UPDATE_ALERT_EXAMPLE,
     formats: { webhook_url: 'uri' },
+  }),
+  Registration: entry({
+    schema: registrationSchema,
+    description: "What RDAP last said of a name's registration, and when it should drop.",
+    example: REGISTRATION_EXAMPLE,
+  }),
+  NameHistoryEntry: entry({
+    schema: nameHistoryEntrySchema,
+    description: 'One change of a watched name: a listing added, repriced, removed or ended, or a registration phase left for another.',
+    example: NAME_EXAMPLE.data.history[0]!,
+  }),
+  Name: entry({
+    schema: nameSchema,
+    description: "Everything known of one name: every marketplace's listing of it, its registration, its history.",
+    example: NAME_EXAMPLE.data,
+  }),
+  NameEnvelope: entry({
+    schema: nameEnvelopeSchema,
+    description: "The answer of a name's page.",
+    example: NAME_EXAMPLE,
+  }),
+  Watchlist: entry({
+    schema: watchlistSchema,
+    description: 'Names an owner follows.',
+    example: WATCHLIST_EXAMPLE,
+  }),
+  CreatedWatchlist: entry({
+    schema: createdWatchlistSchema,
+    description: 'A watchlist as created, with the names of the request that were refused (by their index).',
+    example: { ...WATCHLIST_EXAMPLE, refused: [] },
+  }),
+  WatchlistList: entry({
+    schema: watchlistListSchema,
+    description: 'Your watchlists, newest first.',
+    example: { object: 'list', data: [WATCHLIST_EXAMPLE] },
+  }),
+  DeletedWatchlist: entry({
+    schema: deletedWatchlistSchema,
+    description: 'The watchlist that was deleted.',
+    example: { object: 'watchlist', id: WATCHLIST_EXAMPLE.id, deleted: true },
+  }),
+  RefusedDomain: entry({
+    schema: refusedDomainSchema,
+    description: 'A name that was not added: its index in the list sent, and why.',
+    example: { index: 1, domain: 'not a name', message: 'not a name is not a valid domain name' },
+  }),
+  AddedDomains: entry({
+    schema: addedDomainsSchema,
+    description: 'What adding names did: how many were new, how many were there already, and each one refused.',
+    example: { object: 'watchlist_change', watchlist: WATCHLIST_EXAMPLE, added: 2, already_watched: 0, refused: [{ index: 1, domain: 'not a name', message: 'not a name is not a valid domain name' }] },
+  }),
+  WatchedDomain: entry({
+    schema: watchedDomainSchema,
+    description: 'A watched name and where it stands now.',
+    example: WATCHED_DOMAIN_EXAMPLE,
+  }),
+  WatchedDomainList: entry({
+    schema: watchedDomainListSchema,
+    description: "A page of a watchlist's names, in name order.",
+    example: { object: 'list', data: [WATCHED_DOMAIN_EXAMPLE], pagination: { page_size: 50, next_cursor: null, has_more: false } },
+  }),
+  RemovedDomain: entry({
+    schema: removedDomainSchema,
+    description: 'The name, no longer on the watchlist.',
+    example: { object: 'watched_domain', domain_name: WATCHED_DOMAIN_EXAMPLE.domain_name, deleted: true },
+  }),
+  CreateWatchlist: entry({
+    schema: createWatchlistSchema,
+    description: 'A new watchlist: its name, and the names to watch from the start.',
+    example: { name: 'Drops to catch', domains: ['cloudhosting.com', 'xn--caf-dma.com'] },
+  }),
+  UpdateWatchlist: entry({
+    schema: updateWatchlistSchema,
+    description: "The watchlist's new name.",
+    example: { name: 'Drops to catch this week' },
+  }),
+  AddWatchedDomains: entry({
+    schema: addWatchedDomainsSchema,
+    description: 'Names to add, at most 1,000 a call.',
+    example: { domains: ['cloudhosting.com', 'brandable.io'] },
   }),
   Error: entry({
     schema: errorEnvelopeSchema.shape.error,

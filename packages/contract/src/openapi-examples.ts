@@ -3,6 +3,8 @@ import type { ListEnvelope, LookupEnvelope, StatsEnvelope } from './envelopes';
 import type { ApiErrorBody, ErrorCode } from './errors';
 import type { Event, EventListEnvelope } from './events';
 import type { Alert, createAlertSchema, updateAlertSchema } from './alerts';
+import type { nameEnvelopeSchema, Registration } from './names';
+import type { Watchlist, WatchedDomain } from './watchlists';
 import type { z } from 'zod';
 import type { SearchParams } from './search-params';
 import { API_VERSION, COUNTS_NOTE, INDEX_SCORE_CAVEAT } from './texts';
@@ -131,6 +133,9 @@ export const STATS_EXAMPLE: StatsEnvelope = {
   meta: { ...META_EXAMPLE, counts: COUNTS_NOTE },
 };
 
+/** A watchlist id in the examples. */
+export const WATCHLIST_ID_EXAMPLE = 'wl_3kQ9vT2mXw8RbN4p';
+
 /** One error of each code, with the message the API sends. */
 export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { code: Code } } = {
   api_key_in_query: {
@@ -167,6 +172,19 @@ export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { co
   alert_limit_reached: {
     code: 'alert_limit_reached',
     message: 'your plan (free) allows 2 alerts and you have 2: delete one, or move to a plan with more',
+  },
+  watchlist_not_found: { code: 'watchlist_not_found', message: 'no watchlist wl_3kQ9vT2mXw8RbN4p of yours' },
+  watch_limit_reached: {
+    code: 'watch_limit_reached',
+    message: 'your plan (free) allows 100 watched names and you watch 98: 3 more would be 101; remove some, or move to a plan with more',
+  },
+  watchlist_in_use: {
+    code: 'watchlist_in_use',
+    message: 'watchlist wl_3kQ9vT2mXw8RbN4p is used by the alert alt_7Qw2mXc9Rk4TbN1y: delete the alert or point it elsewhere first',
+  },
+  refresh_limit_reached: {
+    code: 'refresh_limit_reached',
+    message: 'your plan (free) allows 20 registration checks an hour and you have used them; the next is possible in 1,204 s (the stored registration is returned without refresh=true)',
   },
   domain_not_found: {
     code: 'domain_not_found',
@@ -313,3 +331,54 @@ export const UPDATE_ALERT_EXAMPLE: z.input<typeof updateAlertSchema> = { paused:
  * read before); opaque to callers, who pass a page's `next_cursor` back unchanged.
  */
 export const DELIVERY_CURSOR_EXAMPLE = 'eyJiZWZvcmUiOjQ4MjEzfQ';
+
+/** A name's registration, as RDAP gave it: in redemption, so it should drop in a few weeks. */
+export const REGISTRATION_EXAMPLE: Registration = {
+  phase: 'redemption',
+  statuses: ['redemption period', 'server transfer prohibited'],
+  registrar: { name: 'Example Registrar, Inc.', iana_id: 9999 },
+  created_at: '2014-03-02T17:44:10.000Z',
+  expires_at: '2026-09-30T17:44:10.000Z',
+  updated_at: '2026-11-14T08:02:51.000Z',
+  checked_at: '2026-11-20T17:50:00.412Z',
+  expected_drop_at: '2026-12-19T08:02:51.000Z',
+};
+
+/** A name's page. */
+export const NAME_EXAMPLE: z.infer<typeof nameEnvelopeSchema> = {
+  object: 'name',
+  data: {
+    domain_name: DOMAIN_EXAMPLE.domain_name,
+    listings: [DOMAIN_EXAMPLE],
+    registration: REGISTRATION_EXAMPLE,
+    history: [
+      { at: '2026-11-14T08:10:00.000Z', kind: 'phase_changed', source: null, price: null, previous_price: null, phase: 'redemption', previous_phase: 'grace' },
+      { at: '2026-11-12T18:00:04.512Z', kind: 'price_changed', source: 'bidhaus', price: 1250, previous_price: 1100, phase: null, previous_phase: null },
+    ],
+    refresh: null,
+  },
+  meta: META_EXAMPLE,
+};
+
+/** A watchlist, as listed and read. */
+export const WATCHLIST_EXAMPLE: Watchlist = {
+  object: 'watchlist',
+  id: WATCHLIST_ID_EXAMPLE,
+  name: 'Drops to catch',
+  domains_count: 2,
+  created: '2026-11-20T09:12:44.120Z',
+  updated: '2026-11-20T09:12:44.120Z',
+};
+
+/** A watched name, as a watchlist's page lists it. */
+export const WATCHED_DOMAIN_EXAMPLE: WatchedDomain = {
+  object: 'watched_domain',
+  domain_name: DOMAIN_EXAMPLE.domain_name,
+  added: '2026-11-20T09:12:44.120Z',
+  phase: 'redemption',
+  expected_drop_at: REGISTRATION_EXAMPLE.expected_drop_at,
+  checked_at: REGISTRATION_EXAMPLE.checked_at,
+  next_check_at: '2026-11-20T18:50:00.412Z',
+  listings_count: 1,
+  lowest_price: 1250,
+};

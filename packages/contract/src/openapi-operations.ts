@@ -3,6 +3,7 @@ import type { Contract } from './contract';
 import { WEBHOOK_URL_REFUSED } from './alerts';
 import {
   ALERT_ID_EXAMPLE,
+  WATCHLIST_ID_EXAMPLE,
   CREATE_ALERT_EXAMPLE,
   DELIVERY_CURSOR_EXAMPLE,
   DELIVERY_ID_EXAMPLE,
@@ -14,6 +15,8 @@ export const OPENAPI_TAGS = {
   Domains: 'Search the listed domains and look one up.',
   Events: 'What changed: listings added, updated, removed, ending soon and ended, in commit order, filtered like a search.',
   Alerts: 'Saved change-feed queries delivered by signed webhooks and email digests: the one resource a customer writes.',
+  Names: 'Everything known of one name, listed or not: its listings on every marketplace, its registration from RDAP, its history.',
+  Watchlists: 'Names an owner follows: checked by RDAP on a schedule that follows their life, their changes delivered as name.* events.',
   Statistics: 'Index-wide counts: how many listings, by status and by marketplace.',
 } as const;
 
@@ -88,8 +91,8 @@ try {
   listEvents: {
     tag: 'Events',
     ok: 'A page of events and the cursor to resume from',
-    errors: ['cursor_expired'],
-    parameterExamples: { after: 'now', type: 'listing.added,listing.updated', limit: 100 },
+    errors: ['cursor_expired', 'watchlist_not_found'],
+    parameterExamples: { after: 'now', type: 'listing.added,listing.updated', limit: 100, watchlist: WATCHLIST_ID_EXAMPLE },
     sampleQuery: { type: 'listing.added', tld: 'ai', max_price: '500', no_hyphens: 'true' },
     client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
 
@@ -249,6 +252,128 @@ ${newClient(serverUrl)}
 
 const { webhook_secret } = await client.alerts.rotateSecret('${ALERT_ID_EXAMPLE}');
 console.log(webhook_secret); // both secrets sign for the next 24 hours
+`,
+  },
+  getName: {
+    tag: 'Names',
+    ok: "The name: its listings, its registration, its history",
+    errors: ['invalid_domain', 'refresh_limit_reached'],
+    parameterExamples: { refresh: true, domain: 'cloudhosting.com' },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const name = await client.names.get('cloudhosting.com');
+console.log(name.listings.length, 'listings', name.registration?.phase ?? 'never checked', name.registration?.expected_drop_at);
+`,
+  },
+  createWatchlist: {
+    tag: 'Watchlists',
+    ok: 'The watchlist, with the names it refused',
+    errors: ['watch_limit_reached'],
+    sampleBody: { name: 'Drops to catch', domains: ['cloudhosting.com', 'xn--caf-dma.com'] },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const watchlist = await client.watchlists.create({ name: 'Drops to catch', domains: ['cloudhosting.com', 'xn--caf-dma.com'] });
+console.log(watchlist.id, watchlist.domains_count, watchlist.refused);
+`,
+  },
+  listWatchlists: {
+    tag: 'Watchlists',
+    ok: 'Your watchlists',
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+for (const watchlist of await client.watchlists.list()) console.log(watchlist.id, watchlist.name, watchlist.domains_count);
+`,
+  },
+  getWatchlist: {
+    tag: 'Watchlists',
+    parameterExamples: { id: WATCHLIST_ID_EXAMPLE, domain: 'cloudhosting.com' },
+    ok: 'The watchlist',
+    errors: ['watchlist_not_found'],
+    client: (serverUrl) => `import { DomainIndex, NotFoundError } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+try {
+  const watchlist = await client.watchlists.get('${WATCHLIST_ID_EXAMPLE}');
+  console.log(watchlist.name, watchlist.domains_count);
+} catch (error) {
+  if (error instanceof NotFoundError) console.log('no such watchlist of yours'); // error.code: watchlist_not_found
+  else throw error;
+}
+`,
+  },
+  updateWatchlist: {
+    tag: 'Watchlists',
+    parameterExamples: { id: WATCHLIST_ID_EXAMPLE, domain: 'cloudhosting.com' },
+    ok: 'The watchlist as renamed',
+    errors: ['watchlist_not_found'],
+    sampleBody: { name: 'Drops to catch this week' },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const watchlist = await client.watchlists.update('${WATCHLIST_ID_EXAMPLE}', { name: 'Drops to catch this week' });
+console.log(watchlist.name);
+`,
+  },
+  deleteWatchlist: {
+    tag: 'Watchlists',
+    parameterExamples: { id: WATCHLIST_ID_EXAMPLE, domain: 'cloudhosting.com' },
+    ok: 'The deleted watchlist',
+    errors: ['watchlist_not_found', 'watchlist_in_use'],
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const { deleted } = await client.watchlists.delete('${WATCHLIST_ID_EXAMPLE}');
+console.log(deleted);
+`,
+  },
+  addWatchedDomains: {
+    tag: 'Watchlists',
+    parameterExamples: { id: WATCHLIST_ID_EXAMPLE, domain: 'cloudhosting.com' },
+    ok: 'What was added, and what was refused',
+    errors: ['watchlist_not_found', 'watch_limit_reached'],
+    sampleBody: { domains: ['cloudhosting.com', 'not a name', 'brandable.io'] },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const change = await client.watchlists.addDomains('${WATCHLIST_ID_EXAMPLE}', ['cloudhosting.com', 'not a name', 'brandable.io']);
+console.log(change.added, change.already_watched, change.refused); // refused: [{ index: 1, domain: 'not a name', message: ... }]
+`,
+  },
+  listWatchedDomains: {
+    tag: 'Watchlists',
+    ok: 'A page of watched names',
+    errors: ['watchlist_not_found'],
+    parameterExamples: { id: WATCHLIST_ID_EXAMPLE, limit: 50, after: 'Y2xvdWRob3N0aW5nLmNvbQ' },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+for await (const name of client.watchlists.domains('${WATCHLIST_ID_EXAMPLE}')) {
+  console.log(name.domain_name, name.phase, name.listings_count, name.lowest_price, name.next_check_at);
+}
+`,
+  },
+  removeWatchedDomain: {
+    tag: 'Watchlists',
+    parameterExamples: { id: WATCHLIST_ID_EXAMPLE, domain: 'cloudhosting.com' },
+    ok: 'The name, no longer watched',
+    errors: ['watchlist_not_found', 'domain_not_found'],
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+
+${newClient(serverUrl)}
+
+const { deleted } = await client.watchlists.removeDomain('${WATCHLIST_ID_EXAMPLE}', 'cloudhosting.com');
+console.log(deleted);
 `,
   },
   getStats: {

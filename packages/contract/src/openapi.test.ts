@@ -5,6 +5,7 @@ import { contract } from './contract';
 import { errorEnvelopeSchema, ERROR_CODES, ERROR_STATUS, type ErrorCode } from './errors';
 import { openApiDocument } from './openapi';
 import { OPENAPI_COMPONENTS } from './openapi-components';
+import { OPENAPI_OPERATIONS } from './openapi-operations';
 import { visitObjects, type Json } from './openapi-refs';
 
 const document = openApiDocument({ serverUrl: 'https://api.domains.test/' });
@@ -68,6 +69,15 @@ describe('the OpenAPI document', () => {
       listDeliveries: `200 ${ref}DeliveryList`,
       resendDelivery: `202 ${ref}QueuedDelivery`,
       rotateAlertSecret: `200 ${ref}AlertWithSecret`,
+      getName: `200 ${ref}NameEnvelope`,
+      createWatchlist: `201 ${ref}CreatedWatchlist`,
+      listWatchlists: `200 ${ref}WatchlistList`,
+      getWatchlist: `200 ${ref}Watchlist`,
+      updateWatchlist: `200 ${ref}Watchlist`,
+      deleteWatchlist: `200 ${ref}DeletedWatchlist`,
+      addWatchedDomains: `200 ${ref}AddedDomains`,
+      listWatchedDomains: `200 ${ref}WatchedDomainList`,
+      removeWatchedDomain: `200 ${ref}RemovedDomain`,
       getStats: `200 ${ref}StatsEnvelope`,
     });
     // a JSON body by name where the contract takes one; none where it takes only an empty object
@@ -79,6 +89,9 @@ describe('the OpenAPI document', () => {
     expect(bodies).toEqual({
       createAlert: { required: true, schema: { $ref: `${ref}CreateAlert` } },
       updateAlert: { required: true, schema: { $ref: `${ref}UpdateAlert` } },
+      createWatchlist: { required: true, schema: { $ref: `${ref}CreateWatchlist` } },
+      updateWatchlist: { required: true, schema: { $ref: `${ref}UpdateWatchlist` } },
+      addWatchedDomains: { required: true, schema: { $ref: `${ref}AddWatchedDomains` } },
     });
     for (const { operation } of operations) {
       for (const [status, response] of Object.entries(operation.responses)) {
@@ -113,8 +126,9 @@ describe('the OpenAPI document', () => {
         schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => name !== 'Domain')),
       },
       (object) => {
-        // a partial listing (an event's previous_attributes) is not a copy of Domain
-        if (object.type === 'object' && ((object.required ?? []) as string[]).includes('domain_name'))
+        // a partial listing (an event's previous_attributes) is not a copy of Domain, nor is an
+        // object that names a domain without being a listing (a name's page, a watched name)
+        if (object.type === 'object' && ['domain_name', 'tld', 'current_bid'].every((field) => ((object.required ?? []) as string[]).includes(field)))
           inlineDomains += 1;
       },
     );
@@ -207,20 +221,27 @@ describe('the OpenAPI document', () => {
   });
 
   it("lists under each operation the error codes it can answer: the general ones everywhere, the resource's own only where they apply", () => {
-    const general = (status: number) => ERROR_CODES.filter((code) => ERROR_STATUS[code] === status && !['invalid_domain', 'domain_not_found', 'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached'].includes(code));
+    const general = (status: number) => ERROR_CODES.filter((code) => ERROR_STATUS[code] === status && !['invalid_domain', 'domain_not_found', 'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached', 'watchlist_not_found', 'watch_limit_reached', 'watchlist_in_use', 'refresh_limit_reached'].includes(code));
     for (const { operation } of operations) {
       for (const status of [400, 401, 405, 429, 500, 503]) {
-        const own = operation.operationId === 'getDomain' && status === 400 ? ['invalid_domain'] : [];
-        expect(codesUnder(operation.operationId, status), `${operation.operationId} ${status}`).toEqual([...general(status), ...own]);
+        const own =
+          (operation.operationId === 'getDomain' || operation.operationId === 'getName') && status === 400
+            ? ['invalid_domain']
+            : operation.operationId === 'getName' && status === 429
+              ? ['refresh_limit_reached']
+              : [];
+        const byTable = (codes: readonly ErrorCode[]) => [...codes].sort((a, b) => ERROR_CODES.indexOf(a) - ERROR_CODES.indexOf(b));
+        expect(byTable(codesUnder(operation.operationId, status) as ErrorCode[]), `${operation.operationId} ${status}`).toEqual(byTable([...general(status), ...own] as ErrorCode[]));
       }
     }
     expect(general(404)).toEqual(['not_found']);
     const notFound = Object.fromEntries(operations.map(({ operation }) => [operation.operationId, codesUnder(operation.operationId, 404)]));
     const onAlert = ['alert_not_found', 'not_found'];
+    const onWatchlist = ['watchlist_not_found', 'not_found'];
     expect(notFound).toEqual({
       searchDomains: ['not_found'],
       getDomain: ['domain_not_found', 'not_found'],
-      listEvents: ['not_found'],
+      listEvents: onWatchlist,
       createAlert: ['not_found'],
       listAlerts: ['not_found'],
       getAlert: onAlert,
@@ -230,12 +251,24 @@ describe('the OpenAPI document', () => {
       listDeliveries: onAlert,
       resendDelivery: ['alert_not_found', 'delivery_not_found', 'not_found'],
       rotateAlertSecret: onAlert,
+      getName: ['not_found'],
+      createWatchlist: ['not_found'],
+      listWatchlists: ['not_found'],
+      getWatchlist: onWatchlist,
+      updateWatchlist: onWatchlist,
+      deleteWatchlist: onWatchlist,
+      addWatchedDomains: onWatchlist,
+      listWatchedDomains: onWatchlist,
+      removeWatchedDomain: ['domain_not_found', 'watchlist_not_found', 'not_found'],
       getStats: ['not_found'],
     });
     // a status none of an operation's codes has is not listed at all
     const withStatus = (status: number) => operations.filter(({ operation }) => operation.responses[String(status)] !== undefined).map(({ operation }) => operation.operationId);
-    expect(withStatus(403)).toEqual(['createAlert']);
+    expect(withStatus(403)).toEqual(['createAlert', 'createWatchlist', 'addWatchedDomains']);
     expect(codesUnder('createAlert', 403)).toEqual(['alert_limit_reached']);
+    expect(codesUnder('addWatchedDomains', 403)).toEqual(['watch_limit_reached']);
+    expect(withStatus(409)).toEqual(['deleteWatchlist']);
+    expect(codesUnder('deleteWatchlist', 409)).toEqual(['watchlist_in_use']);
     expect(withStatus(410)).toEqual(['listEvents']);
     expect(codesUnder('listEvents', 410)).toEqual(['cursor_expired']);
     // an operation's own wording of a general code
@@ -273,15 +306,24 @@ describe('the OpenAPI document', () => {
       'listDeliveries',
       'resendDelivery',
       'rotateAlertSecret',
+      'getName',
+      'createWatchlist',
+      'listWatchlists',
+      'getWatchlist',
+      'updateWatchlist',
+      'deleteWatchlist',
+      'addWatchedDomains',
+      'listWatchedDomains',
+      'removeWatchedDomain',
       'getStats',
     ]);
-    expect(operations.map(({ method }) => method)).toEqual(['get', 'get', 'get', 'post', 'get', 'get', 'patch', 'delete', 'post', 'get', 'post', 'post', 'get']);
+    expect(operations.map(({ method }) => method)).toEqual(['get', 'get', 'get', 'post', 'get', 'get', 'patch', 'delete', 'post', 'get', 'post', 'post', 'get', 'post', 'get', 'get', 'patch', 'delete', 'post', 'get', 'delete', 'get']);
     for (const { operation } of operations) {
       expect(operation.tags).toHaveLength(1);
       expect(tags).toContain((operation.tags as string[])[0]);
     }
     // every tag has its operations
-    expect(tags).toEqual(['Domains', 'Events', 'Alerts', 'Statistics']);
+    expect(tags).toEqual(['Domains', 'Events', 'Alerts', 'Names', 'Watchlists', 'Statistics']);
     expect(new Set(operations.map(({ operation }) => (operation.tags as string[])[0]))).toEqual(new Set(tags));
     expect(operation('listEvents').tags).toEqual(['Events']);
     expect(operation('rotateAlertSecret').tags).toEqual(['Alerts']);
@@ -299,9 +341,10 @@ describe('the OpenAPI document', () => {
         path,
       ).toEqual(['curl', 'TypeScript client']);
       const [curl, client] = [samples[0]!, samples[1]!];
+      const own = OPENAPI_OPERATIONS[operation.operationId as OperationId].parameterExamples ?? {};
       const filled = path
-        .replace('{domain}', 'cloudkitchen.com')
-        .replace('{id}', 'alt_7Qw2mXc9Rk4TbN1y')
+        .replace('{domain}', String(own.domain ?? 'cloudkitchen.com'))
+        .replace('{id}', String(own.id ?? 'alt_7Qw2mXc9Rk4TbN1y'))
         .replace('{deliveryId}', 'msg_Zr0sQmA1bC2dE3fG4hI5jK');
       expect(curl.source).toContain(`"https://api.domains.test${filled}`);
       expect(curl.source).toContain('Authorization: Bearer $DOMAIN_INDEX_API_KEY');
@@ -323,7 +366,7 @@ describe('the OpenAPI document', () => {
         expect(body, operation.operationId).toEqual(media(operation.requestBody).example);
         expect(() => route(operation.operationId).body!.parse(body) as unknown).not.toThrow();
         // the TypeScript sample sends the same values
-        for (const value of Object.values(body as Json)) expect(client.source, operation.operationId).toContain(String(value));
+        for (const value of Object.values(body as Json)) for (const part of [value].flat()) expect(client.source, operation.operationId).toContain(String(part));
       }
       expect(client.source).toContain("from '@domain-index/client'");
       expect(client.source).toContain("baseUrl: 'https://api.domains.test'");

@@ -56,6 +56,10 @@ const AFTER_RATE_LIMIT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'alert_not_found',
   'delivery_not_found',
   'alert_limit_reached',
+  'watchlist_not_found',
+  'watch_limit_reached',
+  'watchlist_in_use',
+  'refresh_limit_reached',
   'query_failed',
   'internal_error',
 ]);
@@ -87,6 +91,7 @@ const ERROR_TITLES: Readonly<Record<number, string>> = {
   403: "The key's plan does not allow it",
   404: 'Not found',
   405: 'The path does not take this method',
+  409: 'It is in use: change what uses it first',
   410: 'The cursor is older than the events kept',
   429: "The key's rate limit is used up",
   500: 'A defect on the service side; retrying is worthwhile',
@@ -155,7 +160,7 @@ const shellQuoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** The curl call of an operation, with the server's address and the examples' values. */
 function curlSample(serverUrl: string, method: string, path: string, docs: OperationDocs): string {
-  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(PATH_PARAMETER_EXAMPLES[name] ?? name));
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(docs.parameterExamples?.[name] ?? PATH_PARAMETER_EXAMPLES[name] ?? name)));
   const search = docs.sampleQuery === undefined ? '' : `?${new URLSearchParams(docs.sampleQuery).toString()}`;
   const lines = [method === 'get' ? 'curl --compressed' : `curl --compressed -X ${method.toUpperCase()}`, '-H "Authorization: Bearer $DOMAIN_INDEX_API_KEY"'];
   if (docs.sampleBody !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuoted(JSON.stringify(docs.sampleBody))}`);

@@ -30,7 +30,9 @@ export function eventConditions(query: EventQuery, options: { sourceLoaded?: 'al
   const loadedWanted = options.sourceLoaded !== 'when-asked' || (types?.includes('source.loaded') ?? false);
   const sourceLoaded = loadedWanted ? and(isNull(listingEvents.domainName), query.source === undefined ? undefined : eq(listingEvents.source, query.source)) : sql`false`;
   const listing = and(sql`${listingEvents.domainName} is not null`, eventFilters(query));
-  return and(types === undefined ? undefined : inArray(listingEvents.type, types), or(sourceLoaded, listing)) ?? sql`true`;
+  // a watchlist's events are its owner's alone: only asked for by id (the caller checked it is theirs)
+  const watchlist = query.watchlist === undefined ? isNull(listingEvents.watchlistId) : eq(listingEvents.watchlistId, query.watchlist);
+  return and(watchlist, types === undefined ? undefined : inArray(listingEvents.type, types), or(sourceLoaded, listing)) ?? sql`true`;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function feedPage(database: Database, start: FeedStart, query: Even
       from (select max(id)::text as last, count(*)::int as examined from win) edge
       left join lateral (
         select listing_events.id::text as id, listing_events.type, ${isoText(sql`listing_events.occurred_at`)} as created,
-               listing_events.source, listing_events.previous, listing_events.loaded, ${EVENT_DOMAIN}
+               listing_events.source, listing_events.previous, listing_events.loaded, ${EVENT_DOMAIN}, ${NAME_COLUMNS}
         from win as listing_events
         where ${eventConditions(query)}
         order by listing_events.id
@@ -78,17 +80,29 @@ export async function feedPage(database: Database, start: FeedStart, query: Even
   return { events, resumeAfter: last, hasMore: examined === EVENTS_EXAMINED_PER_PAGE };
 }
 
-/** The columns of a page row after the window's two: id, type, created, source, previous, loaded, then the domain. */
+/** The columns of a page row after the window's two: id, type, created, source, previous, loaded, then the domain, then the name's. */
 const FIXED = 8;
+
+/** A name event's own columns, after the listing's: its watchlist, the name, its phase and expected drop. */
+const NAME_COLUMNS = sql`listing_events.watchlist_id, listing_events.domain_name, listing_events.phase, ${isoText(sql`listing_events.expected_drop_at`)}`;
+
+/** The name events of a registration change carry no listing. */
+const WITHOUT_LISTING = new Set<EventType>(['name.phase_changed', 'name.dropped', 'name.registered']);
 
 function toEvent(row: readonly unknown[]): Event {
   const previous = row[6] as Record<string, unknown> | string | null;
   const loaded = row[7] as number | null;
-  const domain = row[FIXED + 0] === null ? null : (domainFromValues(row.slice(FIXED, FIXED + DOMAIN_WIDTH)));
+  const type = row[3] as EventType;
+  const domain = row[FIXED + 0] === null || WITHOUT_LISTING.has(type) ? null : domainFromValues(row.slice(FIXED, FIXED + DOMAIN_WIDTH));
+  const [watchlistId, domainName, phase, expectedDrop] = row.slice(FIXED + DOMAIN_WIDTH) as (string | null)[];
+  const named =
+    watchlistId === null || watchlistId === undefined
+      ? {}
+      : { watchlist_id: watchlistId, name: { domain_name: domainName!, phase: (phase ?? null) as NonNullable<Event['data']['name']>['phase'], expected_drop_at: expectedDrop ?? null } };
   return {
     object: 'event',
     id: `evt_${row[2] as string}`,
-    type: row[3] as EventType,
+    type,
     created: row[4] as string,
     source: row[5] as string,
     data: {
@@ -96,6 +110,7 @@ function toEvent(row: readonly unknown[]): Event {
       // PGlite returns jsonb parsed, postgres.js too; text only if a driver leaves it unparsed
       previous_attributes: typeof previous === 'string' ? (JSON.parse(previous) as Record<string, unknown>) : previous,
       listings_loaded: loaded,
+      ...named,
     },
   };
 }
@@ -106,7 +121,7 @@ export async function eventsByIds(database: Database, ids: readonly number[]): P
   const rows = await database.values(
     renderQuery(sql`
       select null, null, listing_events.id::text as id, listing_events.type, ${isoText(sql`listing_events.occurred_at`)} as created,
-             listing_events.source, listing_events.previous, listing_events.loaded, ${EVENT_DOMAIN}
+             listing_events.source, listing_events.previous, listing_events.loaded, ${EVENT_DOMAIN}, ${NAME_COLUMNS}
       from listing_events
       where listing_events.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})
       order by listing_events.id`),

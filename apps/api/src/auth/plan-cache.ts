@@ -9,6 +9,10 @@ export interface Plan {
   windowSeconds: number;
   /** Alerts one owner may have on this plan. */
   alertsLimit: number;
+  /** Names one owner may watch over its watchlists. */
+  watchLimit: number;
+  /** Registration checks (`?refresh=true`) a key may ask for an hour. */
+  rdapRefreshesPerHour: number;
 }
 
 /** Plans change rarely; every instance re-reads them at most this often. */
@@ -48,7 +52,7 @@ export class PlanCache {
       try {
         const load = (database: Database) => database.db.select().from(plans);
         const rows = from === 'primary' ? await this.reads.readPrimary('plans', load) : await this.reads.read('plans', load);
-        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit }]));
+        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit, watchLimit: row.watchLimit, rdapRefreshesPerHour: row.rdapRefreshesPerHour }]));
         this.loadedAt = now;
       } finally {
         this.loading = undefined;

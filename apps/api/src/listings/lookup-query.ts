@@ -1,15 +1,8 @@
 import type { Domain } from '@domain-index/contract';
-import { and, asc, desc, eq, fillPlaceholders, listings, perDatabase, sql, type Database, type RenderedStatement } from '@domain-index/db';
+import { and, eq, fillPlaceholders, listings, perDatabase, sql, type Database, type RenderedStatement } from '@domain-index/db';
 import { DOMAIN_COLUMNS, domainFromValues } from '@domain-index/listings/domain-values';
-import { lastCheckedAt } from '@domain-index/listings/last-checked-at';
+import { LOOKUP_ORDER } from '@domain-index/listings/lookup-order';
 import { notEnded } from '@domain-index/listings/not-ended';
-
-/**
- * The listing a lookup returns when several marketplaces list the name (decisions.md):
- * auction, then available, then dropping; then the most recently checked; then the source id
- * so that the choice is total.
- */
-const statusPreference = sql`case ${listings.status} when 'auction' then 0 when 'available' then 1 else 2 end`;
 
 /** The lookup query, with the placeholders `name` and `now`. */
 export const lookupQuery = (database: Database) =>
@@ -17,7 +10,7 @@ export const lookupQuery = (database: Database) =>
     .select({ domain: DOMAIN_COLUMNS })
     .from(listings)
     .where(and(eq(listings.domainName, sql.placeholder('name')), notEnded(sql`${sql.placeholder('now')}::timestamptz`)))
-    .orderBy(statusPreference, desc(lastCheckedAt), asc(listings.source))
+    .orderBy(...LOOKUP_ORDER)
     .limit(1);
 
 const renderedLookup = perDatabase((database) => lookupQuery(database).toSQL());

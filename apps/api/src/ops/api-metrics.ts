@@ -11,6 +11,7 @@ export const STATEMENT_KINDS = [
   'search_count',
   'search_estimate',
   'lookup',
+  'name',
   'lookup_with_key',
   'key_lookup',
   'key_touch',

@@ -7,6 +7,9 @@ import { ApiError } from '@domain-index/api-errors/api-error';
 import { META } from '../http/meta';
 import { orQueryFailed } from '@domain-index/api-errors/query-failed';
 import { setRowsReturned } from '../usage/count-usage';
+import { ownerOfKey } from '@domain-index/alerts/alert-store';
+import { findWatchlist } from '@domain-index/names/watchlist-store';
+import { callerOf } from './alerts';
 
 /** EVENT_RETENTION_DAYS's default, for an app built without it (tests). */
 const DEFAULT_EVENT_RETENTION_DAYS = 14;
@@ -17,6 +20,14 @@ const DEFAULT_EVENT_RETENTION_DAYS = 14;
  */
 export function eventsRoute(deps: RouteDeps, cursors: EventCursorCodec): AppRouteImplementation<Contract['listEvents']> {
   return async ({ query, res }) => {
+    if (query.watchlist !== undefined) {
+      // a watchlist's events are its owner's alone: another owner's id is as absent as a made-up one
+      const watchlist = query.watchlist;
+      const { owner } = await orQueryFailed(() => ownerOfKey(deps.database, callerOf(res).keyId));
+      if ((await orQueryFailed(() => findWatchlist(deps.database.db, owner, watchlist))) === undefined) {
+        throw new ApiError('watchlist_not_found', `no watchlist ${watchlist.slice(0, 40)} of yours`);
+      }
+    }
     let start: FeedStart = 'oldest';
     if (query.after === 'now') start = 'now';
     else if (query.after !== undefined) {

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { apiKeys } from './api-keys';
+import { watchlists } from './watchlists';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
 
@@ -22,6 +23,8 @@ export const alerts = pgTable(
     query: jsonb('query').notNull(),
     /** The same query as a canonical query string, as shown and as pasted back. */
     queryString: text('query_string').notNull(),
+    /** Delivers the name events of this watchlist (of the same owner), beside or instead of the query's. */
+    watchlistId: text('watchlist_id').references(() => watchlists.id, { onDelete: 'cascade' }),
     webhookUrl: text('webhook_url'),
     /** The signing secret, sealed (webhooks/secret-box.ts, bound to the alert's id); shown once. */
     webhookSecret: text('webhook_secret'),
@@ -52,6 +55,7 @@ export const alerts = pgTable(
   (t) => [
     index('alerts_account_id_idx').on(t.accountId),
     index('alerts_key_id_idx').on(t.keyId),
+    index('alerts_watchlist_id_idx').on(t.watchlistId),
     check('alerts_owner_check', sql`(${t.accountId} is not null) <> (${t.keyId} is not null)`),
     check('alerts_email_digest_check', sql`${t.emailDigest} in ('hourly', 'daily')`),
   ],

@@ -17,3 +17,6 @@ export * from './digest-recipients';
 export * from './webhook-deliveries';
 export * from './request-log';
 export * from './key-reveals';
+export * from './watchlists';
+export * from './name-registrations';
+export * from './name-history';

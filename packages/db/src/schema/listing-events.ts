@@ -22,6 +22,11 @@ export const listingEvents = pgTable(
     source: text('source').notNull(),
     /** listing.updated: the public fields that changed, with their values before the change. */
     previous: jsonb('previous'),
+    /** name.* events: the watchlist whose owner alone sees the event; null for every other event. */
+    watchlistId: text('watchlist_id'),
+    /** name.* events: the name's registration phase after the change. */
+    phase: text('phase'),
+    expectedDropAt: instant('expected_drop_at'),
     /** source.loaded: the listings of the batch. */
     loaded: integer('loaded'),
     domainName: text('domain_name'),
