@@ -281,6 +281,16 @@ describe('check', () => {
     expect(fake.requests('thick')).toHaveLength(1);
   });
 
+  it('waits a day at most, whatever Retry-After asks', async () => {
+    const now = at('2026-06-01T12:00:00Z');
+    const rdap = await client({ now: () => now });
+    fake.behave('thick', { kind: 'status', status: 429, retryAfter: '99999999' });
+    await expect(rdap.check('greedy.org')).resolves.toMatchObject({
+      outcome: 'rate_limited',
+      retryAt: at('2026-06-02T12:00:00Z'),
+    });
+  });
+
   it('retries a 5xx once within a check, then answers error with a backed-off retryAt', async () => {
     const now = at('2026-06-01T12:00:00Z');
     const rdap = await client({

@@ -100,9 +100,10 @@ export const RDAP_CLIENT_DEFAULTS = {
   retryDelayMs: 500,
   backoff: { baseMs: 60_000, maxMs: 60 * 60 * 1000 },
   maxRedirects: 3,
-  userAgent: 'domain-index-rdap/1.0 (+https://github.com/domain-index)',
+  userAgent: 'domain-index-rdap/1.0',
 } as const;
 
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const RDAP_ACCEPT = 'application/rdap+json, application/json;q=0.9';
 /** Joins a base URL as the bootstrap gives it and a path, adding the `/` RFC 9224 says it ends with. */
 function joinUrl(base: string, path: string): string {
@@ -132,7 +133,6 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
     headersTimeout: Math.max(timeoutMs, 30_000),
     bodyTimeout: Math.max(timeoutMs, 30_000),
     keepAliveTimeout: 10_000,
-    connections: 16,
   });
 
   let table = new BootstrapTable(initialBootstrap(options.bootstrapCacheFile, log));
@@ -341,7 +341,12 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
           return { outcome: 'not_found', server, registration: availableRegistration() };
         }
         if (status === 429 || status === 503) {
-          const asked = retryAfterDate(result.headers['retry-after'], now());
+          const header = retryAfterDate(result.headers['retry-after'], now());
+          // a day at most: a server that asks for a year is broken, not busy
+          const asked =
+            header === null
+              ? null
+              : new Date(Math.min(header.getTime(), now().getTime() + MAX_RETRY_AFTER_MS));
           if (asked !== null || status === 429) {
             const retryAt = asked ?? fail(host);
             blockedUntil.set(host, retryAt.getTime());
