@@ -466,6 +466,27 @@ describe('the bootstrap', () => {
     expect(restarted.serverFor('example.org')).toBe(fake.servers.thick);
   });
 
+  it('takes what the configured URL serves, even a file older than the shipped copy', async () => {
+    const rdap = createRdapClient({
+      bootstrapUrl: fake.bootstrapUrl,
+      fetchBootstrapAtStart: false,
+    });
+    clients.push(rdap);
+    fake.setBootstrap({
+      version: '1.0',
+      publication: '2000-01-01T00:00:00Z',
+      services: [[['com'], ['http://127.0.0.1:9/own/']]],
+    });
+    try {
+      await rdap.refreshBootstrap();
+    } finally {
+      fake.setBootstrap();
+    }
+    expect(rdap.serverFor('example.com')).toBe('http://127.0.0.1:9/own/');
+    expect(rdap.serverFor('example.org')).toBeNull();
+    expect(rdap.bootstrapPublication()).toEqual(at('2000-01-01T00:00:00Z'));
+  });
+
   it('refuses a malformed file with one line, and keeps the data in use', async () => {
     const rdap = await client();
     fake.setBootstrap({

@@ -185,13 +185,8 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
     if (result.kind === 'response' && result.status === 200 && result.body !== null) {
       try {
         const file = parseBootstrapFile(JSON.parse(result.body));
+        // the configured URL is the authority, whatever its date: an operator's own file may be older than IANA's
         const next = new BootstrapTable(file);
-        if (next.publication.getTime() < table.publication.getTime()) {
-          log(
-            `rdap bootstrap: ${bootstrapUrl} is older (${file.publication}) than the one in use (${table.file.publication}); kept`,
-          );
-          return;
-        }
         table = next;
         log(
           `rdap bootstrap: loaded ${bootstrapUrl}, published ${file.publication}, ${next.size} labels`,
@@ -388,7 +383,7 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   };
 }
 
-/** The cache file when it holds a valid bootstrap not older than the shipped one, else the shipped one. */
+/** The cache file (the last copy fetched from the configured URL) when it is valid, else the shipped copy. */
 function initialBootstrap(
   cacheFile: string | undefined,
   log: (line: string) => void,
@@ -396,11 +391,7 @@ function initialBootstrap(
   const shipped = shippedBootstrap();
   if (cacheFile === undefined || !existsSync(cacheFile)) return shipped;
   try {
-    const cached = parseBootstrapFile(JSON.parse(readFileSync(cacheFile, 'utf8')));
-    if (Date.parse(cached.publication) >= Date.parse(shipped.publication)) return cached;
-    log(
-      `rdap bootstrap: ${cacheFile} (published ${cached.publication}) is older than the shipped copy (${shipped.publication}); using the shipped copy`,
-    );
+    return parseBootstrapFile(JSON.parse(readFileSync(cacheFile, 'utf8')));
   } catch (error) {
     const why =
       error instanceof SyntaxError ? `not JSON (${error.message})` : (error as Error).message;
