@@ -466,6 +466,19 @@ describe('the bootstrap', () => {
     expect(restarted.serverFor('example.org')).toBe(fake.servers.thick);
   });
 
+  it('follows a redirect to the bootstrap file', async () => {
+    const rdap = createRdapClient({
+      bootstrapUrl: `${fake.servers.thin}dns.json`,
+      fetchBootstrapAtStart: false,
+      log: (line) => lines.push(line),
+    });
+    clients.push(rdap);
+    fake.behave('thin', { kind: 'redirect', to: new URL('/', fake.bootstrapUrl).href });
+    await rdap.refreshBootstrap();
+    expect(rdap.serverFor('example.org')).toBe(fake.servers.thick);
+    expect(fake.requests('thin').map((request) => request.path)).toEqual(['/com/v1/dns.json']);
+  });
+
   it('takes what the configured URL serves, even a file older than the shipped copy', async () => {
     const rdap = createRdapClient({
       bootstrapUrl: fake.bootstrapUrl,

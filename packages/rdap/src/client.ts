@@ -105,6 +105,19 @@ export const RDAP_CLIENT_DEFAULTS = {
 
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const RDAP_ACCEPT = 'application/rdap+json, application/json;q=0.9';
+/** Where a redirect leads, when `result` is one to an http(s) URL. */
+function redirectTarget(result: GetResult, from: string): string | null {
+  if (result.kind !== 'response' || ![301, 302, 303, 307, 308].includes(result.status)) return null;
+  const location = result.headers.location;
+  if (location === undefined) return null;
+  try {
+    const next = new URL(location, from);
+    return next.protocol === 'https:' || next.protocol === 'http:' ? next.href : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Joins a base URL as the bootstrap gives it and a path, adding the `/` RFC 9224 says it ends with. */
 function joinUrl(base: string, path: string): string {
   return `${base.endsWith('/') ? base : `${base}/`}${path}`;
@@ -172,15 +185,22 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   };
 
   async function fetchBootstrap(): Promise<void> {
-    const result = await getOnce(bootstrapUrl, {
-      dispatcher,
-      timeoutMs: Math.max(timeoutMs, 30_000),
-      maxBytes: RDAP_CLIENT_DEFAULTS.maxBootstrapBytes,
-      accept: 'application/json',
-      userAgent,
-      readBodyOf: (status) => status === 200,
-      signals: [lifetime.signal],
-    });
+    let result: GetResult;
+    let url = bootstrapUrl;
+    for (let hop = 0; ; hop++) {
+      result = await getOnce(url, {
+        dispatcher,
+        timeoutMs: Math.max(timeoutMs, 30_000),
+        maxBytes: RDAP_CLIENT_DEFAULTS.maxBootstrapBytes,
+        accept: 'application/json',
+        userAgent,
+        readBodyOf: (status) => status === 200,
+        signals: [lifetime.signal],
+      });
+      const next = redirectTarget(result, url);
+      if (next === null || hop >= maxRedirects) break;
+      url = next;
+    }
     let reason: string;
     if (result.kind === 'response' && result.status === 200 && result.body !== null) {
       try {
@@ -213,9 +233,9 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   function refreshBootstrap(): Promise<void> {
     if (closed) return Promise.resolve();
     refreshing ??= fetchBootstrap()
-      .catch((error: unknown) =>
-        log(`rdap bootstrap: fetching ${bootstrapUrl} failed: ${String(error)}`),
-      )
+      .catch((error: unknown) => {
+        if (!closed) log(`rdap bootstrap: fetching ${bootstrapUrl} failed: ${String(error)}`);
+      })
       .finally(() => {
         refreshing = undefined;
       });
