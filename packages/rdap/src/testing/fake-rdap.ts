@@ -403,7 +403,7 @@ function domainObject(
   if (registry.kind === 'thin') {
     return {
       objectClassName,
-      handle: `${name.split('.')[0]!.length}_DOMAIN_${name.split('.').pop()!.toUpperCase()}-VRSN`,
+      handle: `${Math.abs(hash(name))}_DOMAIN_${name.split('.').pop()!.toUpperCase()}-VRSN`,
       ldhName: ldhName.toUpperCase(),
       links: [{ value: self, rel: 'self', href: self, type: 'application/rdap+json' }],
       status: state.statuses ?? ['client transfer prohibited'],
