@@ -1,0 +1,11 @@
+export { createRdapClient, RDAP_CLIENT_DEFAULTS } from './client';
+export type { CheckOutcome, CheckResult, RdapClient, RdapClientOptions } from './client';
+export { parseDomainObject } from './domain-object';
+export type { Registration } from './domain-object';
+export { expectedDropAt, phaseOf, normaliseStatus, GTLD_TIMELINE_DAYS } from './phase';
+export type { DropEvidence, RegistrationPhase } from './phase';
+export { parseRdapLimits, DEFAULT_HOST_LIMITS } from './limits';
+export type { HostLimits, RdapLimits } from './limits';
+export { BootstrapTable, parseBootstrapFile, shippedBootstrap } from './bootstrap';
+export type { BootstrapFile } from './bootstrap';
+export { retryAfterDate } from './retry-after';
