@@ -28,6 +28,7 @@ import { searchRoute } from './routes/search';
 import { statsRoute } from './routes/stats';
 import { alertRoutes } from './routes/alerts';
 import { nameRoute } from './routes/names';
+import type { RdapClient } from '@domain-index/rdap';
 import { watchlistRoutes } from './routes/watchlists';
 import { WatchlistActions } from '@domain-index/names/watchlist-actions';
 import { alertDeliveryRoutes } from './routes/alert-deliveries';
@@ -73,6 +74,8 @@ export interface AppDeps {
   cursorSecret: Buffer;
   /** Per-key request counting: in-process, or Redis shared by every instance. */
   rateLimiter: RateLimiter;
+  /** Registration checks for `GET /names/{domain}?refresh=true`; without it a refresh says checks are not configured. */
+  rdap?: RdapClient | undefined;
   /** Requests and rows per key and hour for the dashboard; nothing is counted without it. */
   usage?: UsageRecorder | undefined;
   /** The dashboard's per-key request log; nothing is logged without it. */

@@ -20,6 +20,7 @@ const modules = {
   mcp: () => import('./commands/mcp'),
   migrate: () => import('./commands/migrate'),
   plans: () => import('./commands/plans'),
+  names: () => import('./commands/names'),
   purge: () => import('./commands/purge'),
   seed: () => import('./commands/seed'),
   serve: () => import('./commands/serve'),
@@ -256,6 +257,19 @@ export function buildProgram(): Command {
     .action(async (id: string, options: { requestsPerHour?: number; alertsLimit?: number; description?: string }) => {
       const config = loadConfig();
       await (await modules.plans()).plansSetCommand(config, id, options);
+    });
+
+  program
+    .command('names')
+    .description("watched names' registrations")
+    .command('refresh')
+    .description('check the watched names that are due now by RDAP (or all, or one name), a line per name')
+    .option('--all', 'every watched name, due or not')
+    .option('--domain <name>', 'this name only, watched or not (ASCII or punycode)')
+    .action(async (options: { all?: boolean; domain?: string }) => {
+      const config = loadConfig();
+      const { loggerFor } = await modules.logger();
+      await (await modules.names()).namesRefreshCommand(config, loggerFor(config), options);
     });
 
   const alerts = program.command('alerts').description("list, pause, resume or delete any owner's alerts");

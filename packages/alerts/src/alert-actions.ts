@@ -1,5 +1,5 @@
 import { WEBHOOK_URL_CREDENTIALS, WEBHOOK_URL_REFUSED, type Alert, type DigestPeriod } from '@domain-index/contract';
-import { alerts, and, eq, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
+import { alerts, and, eq, watchlists, webhookDeliveries, type AlertRow, type Database, type Drizzle } from '@domain-index/db';
 import type { Clock } from '@domain-index/runtime/clock';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { orQueryFailed } from '@domain-index/api-errors/query-failed';
@@ -34,7 +34,8 @@ export interface AlertPlan {
 /** A new alert's fields, as the API's body names them. */
 export interface NewAlert {
   name: string;
-  query: string;
+  query?: string | undefined;
+  watchlist_id?: string | null | undefined;
   webhook_url?: string | null | undefined;
   email_digest?: DigestPeriod | null | undefined;
 }
@@ -106,6 +107,15 @@ export class AlertActions {
     private readonly context: AlertContext,
   ) {}
 
+  /** The watchlist id if it is one of the actor's own; another owner's is as unknown as a made-up one. */
+  private async ownWatchlist(actor: AlertActor, id: string | null): Promise<string | null> {
+    if (id === null) return null;
+    const owner = actor.owner.accountId !== undefined ? eq(watchlists.accountId, actor.owner.accountId) : eq(watchlists.keyId, actor.owner.keyId);
+    const [found] = await orQueryFailed(() => this.deps.database.db.select({ id: watchlists.id }).from(watchlists).where(and(eq(watchlists.id, id), owner)));
+    if (found === undefined) throw new ApiError('invalid_parameter', `watchlist_id: no watchlist ${id.slice(0, 40)} of yours`, 'watchlist_id');
+    return found.id;
+  }
+
   /** Whether an email digest can be chosen (SMTP is configured). */
   get digestsAvailable(): boolean {
     return this.context.digestsAvailable;
@@ -140,7 +150,11 @@ export class AlertActions {
   /** Creates an alert; its signing secret (with a webhook) is in the answer only. */
   async create(actor: AlertActor, plan: AlertPlan, body: NewAlert, keep?: SecretKeeper): Promise<AlertWithSecret> {
     const { database } = this.deps;
-    const query = parseAlertQuery(body.query);
+    const query = parseAlertQuery(body.query ?? '');
+    const watchlistId = await this.ownWatchlist(actor, body.watchlist_id ?? null);
+    if (query.queryString === '' && watchlistId === null) {
+      throw new ApiError('invalid_parameter', 'query: an alert needs a filter (type=listing.added&tld=ai, say), a watchlist_id, or both', 'query');
+    }
     const webhookUrl = body.webhook_url === null || body.webhook_url === undefined ? null : await this.checkedWebhookUrl(actor, body.webhook_url);
     const digest = body.email_digest ?? null;
     this.checkDigest(digest, actor.email);
@@ -164,6 +178,7 @@ export class AlertActions {
             name: body.name,
             query: query.params,
             queryString: query.queryString,
+            watchlistId,
             webhookUrl,
             webhookSecret: secret === null ? null : box.seal(secret, id),
             emailDigest: digest,
@@ -201,6 +216,10 @@ export class AlertActions {
       const query = parseAlertQuery(body.query);
       changes.query = query.params;
       changes.queryString = query.queryString;
+    }
+    if (body.watchlist_id !== undefined) changes.watchlistId = await this.ownWatchlist(actor, body.watchlist_id);
+    if ((changes.queryString ?? row.queryString) === '' && (changes.watchlistId !== undefined ? changes.watchlistId : row.watchlistId) === null) {
+      throw new ApiError('invalid_parameter', 'query: an alert needs a filter (type=listing.added&tld=ai, say), a watchlist_id, or both', 'query');
     }
     if (body.paused !== undefined) Object.assign(changes, { paused: body.paused, pausedReason: null });
     if (body.webhook_url !== undefined) {

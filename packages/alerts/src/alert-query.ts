@@ -69,6 +69,8 @@ export function parseAlertQuery(text: string): AlertQuery {
   const parsed = fromSearch ? searchAsFeedFilter(parseQueryString(raw)) : parseQueryString(raw);
   for (const name of Object.keys(parsed)) {
     if (NOT_FILTERS.has(name)) throw new ApiError('invalid_parameter', `query: ${name} is not a filter: an alert starts at its creation and sends every match`, 'query');
+    // a watchlist is named by watchlist_id, whose owner is checked; never through the query
+    if (name === 'watchlist') throw new ApiError('invalid_parameter', 'query: watchlist is not a filter here: set the alert\'s watchlist_id instead', 'query');
   }
   refuseUnless(eventQuerySchema.safeParse(parsed));
   const params = Object.fromEntries(
@@ -79,7 +81,11 @@ export function parseAlertQuery(text: string): AlertQuery {
   return { params, queryString: new URLSearchParams(params).toString() };
 }
 
-/** A stored filter as the change feed's query (validated again: the rules may have grown stricter since). */
-export function alertEventQuery(params: unknown): EventQuery {
-  return eventQuerySchema.parse(params);
+/**
+ * A stored filter as the change feed's query (validated again: the rules may have grown stricter
+ * since), with the alert's watchlist when it has one: then it matches that watchlist's name events.
+ */
+export function alertEventQuery(params: unknown, watchlistId: string | null = null): EventQuery {
+  const query = eventQuerySchema.parse(params);
+  return watchlistId === null ? query : { ...query, watchlist: watchlistId };
 }

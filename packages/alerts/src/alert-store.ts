@@ -101,6 +101,7 @@ function alertObject(row: AlertRow, lastDelivery: LastDelivery | null, digestSta
     id: row.id,
     name: row.name,
     query: row.queryString,
+    watchlist_id: row.watchlistId,
     webhook_url: row.webhookUrl === null ? null : shownWebhookUrl(row.webhookUrl),
     webhook_state: row.webhookUrl === null ? 'none' : row.webhookDisabledAt === null ? 'active' : 'disabled',
     webhook_disabled_reason: row.webhookDisabledReason,

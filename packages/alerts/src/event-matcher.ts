@@ -13,6 +13,8 @@ export interface EventFilterRow {
   occurredAt: number;
   /** null for source.loaded. */
   domainName: string | null;
+  /** The watchlist of a name event; null for the index's events. */
+  watchlistId: string | null;
   tld: string | null;
   status: string | null;
   hasHyphens: boolean | null;
@@ -61,7 +63,10 @@ export function eventMatcher(query: EventQuery): (event: EventFilterRow) => bool
     bounds.push({ column, test: side === 'lower' ? (v) => v >= limit : (v) => v <= limit });
   }
   const endingWithinMs = query.ending_within === undefined ? undefined : query.ending_within * 3_600_000;
+  const watchlist = query.watchlist ?? null;
   return (event) => {
+    // a watchlist's events go to its alerts only, and the index's to the others
+    if (event.watchlistId !== watchlist) return false;
     if (types !== undefined && !types.has(event.type)) return false;
     if (query.source !== undefined && event.source !== query.source) return false;
     if (event.domainName === null) return loadedWanted;

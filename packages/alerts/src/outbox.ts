@@ -17,7 +17,7 @@ export async function queueTestMessage(database: Database, alertId: string, now:
 }
 
 /** The columns eventMatcher reads, as one window of the feed loads them. */
-const FILTER_COLUMNS = sql`id::text as id, type, source, (extract(epoch from occurred_at) * 1000)::float8 as occurred_at, domain_name, tld, status, has_hyphens, has_numbers,
+const FILTER_COLUMNS = sql`id::text as id, type, source, (extract(epoch from occurred_at) * 1000)::float8 as occurred_at, domain_name, watchlist_id, tld, status, has_hyphens, has_numbers,
   (extract(epoch from auction_end_time) * 1000)::float8 as auction_end_time, current_bid::float8 as current_bid, length, index_score,
   seoa_dr::text as seoa_dr, seob_tf::text as seob_tf, max_backlinks::float8 as max_backlinks, domain_age, keyword_search_volume, word_count, extensions_taken`;
 
@@ -34,6 +34,7 @@ function toFilterRow(row: LoadedRow): EventFilterRow {
     source: row.source,
     occurredAt: row.occurred_at,
     domainName: row.domain_name,
+    watchlistId: (row.watchlist_id as string | null) ?? null,
     tld: (row.tld as string | null) ?? null,
     status: (row.status as string | null) ?? null,
     hasHyphens: (row.has_hyphens as boolean | null) ?? null,
@@ -91,7 +92,7 @@ export async function fillOutbox(database: Database, now: Date, budgetMs = 5_000
       const messages: (typeof webhookDeliveries.$inferInsert)[] = [];
       for (const alert of locked) {
         if (!alert.paused && alert.stopped === null && alert.webhookDisabledAt === null && alert.webhookUrl !== null) {
-          const matches = eventMatcher(alertEventQuery(alert.query));
+          const matches = eventMatcher(alertEventQuery(alert.query, alert.watchlistId));
           const ids = rows.filter((row) => row.id > alert.webhookPosition && matches(row)).map((row) => row.id);
           for (let i = 0; i < ids.length; i += EVENTS_PER_MESSAGE) {
             messages.push({ id: generateWebhookId(), alertId: alert.id, kind: 'events', eventIds: ids.slice(i, i + EVENTS_PER_MESSAGE), status: 'pending', nextAttemptAt: now, createdAt: now });

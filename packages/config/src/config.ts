@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 // the URL rules alone: config must not load the database drivers (the CLI's --help stays fast)
 import { pgbouncerParameterProblem } from '@domain-index/db/database-url';
 import { z } from 'zod';
+import { parseRdapLimits } from '@domain-index/rdap/limits';
 import { parseMailFrom, parseSmtpUrl, type SmtpSettings } from '@domain-index/mail/mail-settings';
 import { EMPTY_ALLOW_LIST, parseAllowedHosts, type AllowList } from '@domain-index/webhooks/address-rules';
 import { DEFAULT_RETRY_SCHEDULE, DISABLE_AFTER_MS, parseRetrySchedule } from '@domain-index/webhooks/retry-schedule';
@@ -82,6 +83,23 @@ const envSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('65000'),
   RETENTION_DAYS: wholeNumber(0, 3650).default('3'),
   EVENT_RETENTION_DAYS: wholeNumber(1, 365).default('14'),
+  RDAP_BOOTSTRAP_URL: z
+    .string()
+    .refine((value) => value === 'shipped' || /^https?:\/\/[^\s]+$/.test(value), 'must be an http(s) URL of an IANA-format DNS bootstrap file, or shipped (the copy in the release, never fetched)')
+    .default('https://data.iana.org/rdap/dns.json'),
+  RDAP_LIMITS: z
+    .string()
+    .transform((value, context) => {
+      try {
+        parseRdapLimits(value);
+        return value;
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message.replace(/^RDAP_LIMITS: /, '') });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+  REGISTRATION_CHECKS: z.enum(['on', 'off'], { errorMap: () => ({ message: 'must be on or off' }) }).default('on'),
   WEBHOOK_ALLOWED_HOSTS: z
     .string()
     .transform((value, context) => {
@@ -215,6 +233,12 @@ export interface Config {
   retentionDays: number;
   /** Days the change feed keeps its events (whole UTC days are dropped). */
   eventRetentionDays: number;
+  /**
+   * Registration checks of watched names by RDAP: where the IANA bootstrap file is fetched
+   * (RDAP_BOOTSTRAP_URL; `shipped` uses the release's copy only), the per-server limits
+   * (RDAP_LIMITS), and whether the worker runs them (REGISTRATION_CHECKS).
+   */
+  rdap: { bootstrapUrl: string | null; limits: string | undefined; checks: boolean };
   /** Hosts and ranges a webhook may reach though the address rules refuse them (WEBHOOK_ALLOWED_HOSTS). */
   webhookAllowList: AllowList;
   /** Seconds before each attempt of a webhook message, the first included (WEBHOOK_RETRY_SCHEDULE). */
@@ -380,6 +404,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    rdap: { bootstrapUrl: e.RDAP_BOOTSTRAP_URL === 'shipped' ? null : e.RDAP_BOOTSTRAP_URL, limits: e.RDAP_LIMITS, checks: e.REGISTRATION_CHECKS === 'on' },
     webhookAllowList: e.WEBHOOK_ALLOWED_HOSTS ?? EMPTY_ALLOW_LIST,
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,

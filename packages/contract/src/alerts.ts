@@ -48,6 +48,10 @@ export const alertQuerySchema = z
 const QUERY_DESCRIPTION =
   'The filter: the query string of GET /api/v1/events (type and every search filter, without after and limit), e.g. type=listing.added&tld=ai&max_price=500; a whole URL of the API is accepted and only its query kept. A pasted search URL (/api/v1/domains?...) becomes the feed filter for the same listings: sort, order, limit and cursor are dropped, no status becomes status=auction (a search lists running auctions) and status=all becomes no status. Checked like the events query: a bad filter is a 400 naming `query`';
 
+const WATCHLIST_DESCRIPTION =
+  "One of your watchlists (`wl_...`): the alert then delivers that watchlist's name.* events (name.listed, name.delisted, name.price_changed, name.phase_changed, name.dropped, name.registered), filtered by `query` when it has one, instead of the index's events";
+const watchlistId = z.string({ invalid_type_error: 'must be a watchlist id (wl_...)' }).max(64, 'must be a watchlist id (wl_...)').nullable().optional();
+
 const name = z
   .string({ invalid_type_error: 'must be text' })
   .trim()
@@ -62,7 +66,8 @@ const emailDigest = z.enum(DIGEST_PERIODS, { errorMap: () => ({ message: `must b
 export const createAlertSchema = z
   .object({
     name: name.describe('Your name for the alert, 1-100 characters'),
-    query: alertQuerySchema.describe(QUERY_DESCRIPTION),
+    query: alertQuerySchema.optional().describe(`${QUERY_DESCRIPTION}. May be left out with a watchlist_id: then every name event of the watchlist matches`),
+    watchlist_id: watchlistId.describe(WATCHLIST_DESCRIPTION),
     webhook_url: webhookUrl.nullable().optional().describe('Where matching events are POSTed, signed per Standard Webhooks; https only, without a user name or password (put a secret token in the path if you need one)'),
     email_digest: emailDigest.nullable().optional().describe('An email of the matches every hour or day, to the account\'s address (needs SMTP on the server); sent once the address is confirmed: a confirmation email goes to it first'),
   })
@@ -73,6 +78,7 @@ export const updateAlertSchema = z
   .object({
     name: name.optional().describe('Your name for the alert, 1-100 characters'),
     query: alertQuerySchema.optional().describe(`${QUERY_DESCRIPTION}. A new filter applies to events from now on`),
+    watchlist_id: watchlistId.describe(`${WATCHLIST_DESCRIPTION}. null: back to the index's events`),
     webhook_url: webhookUrl
       .nullable()
       .optional()
@@ -95,6 +101,7 @@ export const alertSchema = z
     id: z.string().describe('`alt_` and random characters'),
     name: z.string(),
     query: z.string().describe('The filter, as a normalised query string of GET /api/v1/events'),
+    watchlist_id: z.string().nullable().describe("The watchlist whose name events the alert delivers; null: the index's events"),
     webhook_url: z.string().nullable().describe('As saved; a user name and password stored before they were refused are shown as ***'),
     webhook_state: z
       .enum(['active', 'disabled', 'none'])

@@ -302,6 +302,7 @@ export const ALERT_EXAMPLE: Alert = {
   id: ALERT_ID_EXAMPLE,
   name: 'Cheap .ai names',
   query: 'type=listing.added&tld=ai&max_price=500&no_hyphens=true',
+  watchlist_id: null,
   webhook_url: WEBHOOK_URL_EXAMPLE,
   webhook_state: 'active',
   webhook_disabled_reason: null,

@@ -40,6 +40,7 @@ import { ReplicaRouter } from '@domain-index/api/replicas/replica-router';
 import { BackgroundLoop } from '@domain-index/runtime/background-loop';
 import { EventHousekeeping } from '@domain-index/worker/events/event-housekeeping';
 import { deliveriesFromConfig } from '@domain-index/worker/alerts/deliveries-from-config';
+import { rdapFromConfig, registrationChecksFromConfig } from '@domain-index/worker/names/registration-checks-from-config';
 import { DELIVERY_EVERY_MS } from '@domain-index/worker/alerts/delivery-worker';
 
 /** Listings seeded on the first start of the embedded default, so a laptop has data to search. */
@@ -86,6 +87,10 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const events = new EventHousekeeping(database, systemClock, logger, { retentionDays: config.eventRetentionDays });
   const background = config.databaseUrl === undefined ? new BackgroundLoop([{ name: 'events', run: () => events.tick() }], logger, DELIVERY_EVERY_MS) : undefined;
   const deliveries = config.databaseUrl === undefined ? await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer }) : undefined;
+  // the embedded start checks watched names itself; with PostgreSQL the sync worker does, and the
+  // API has a client of its own for refresh=true (each process keeps each RDAP server's limits)
+  const checks = config.databaseUrl === undefined ? registrationChecksFromConfig({ config, database, clock: systemClock, logger, registry }) : undefined;
+  const rdap = checks?.rdap ?? (config.rdap.checks ? rdapFromConfig(config, logger) : undefined);
   // Everything opened, closed in this order on a failed start and on shutdown (the usage
   // counts still in memory are written before the pool closes).
   // The embedded database is this process's alone (embedded/data-dir-lock.ts): other
@@ -102,7 +107,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     stopSync.abort();
     await syncing;
     // the background work first: its deliveries may still be sending or mailing
-    await Promise.all([background?.stop(), deliveries?.stop()]);
+    await Promise.all([background?.stop(), deliveries?.stop(), checks === undefined ? rdap?.close() : checks.stop()]);
     mailer?.close();
     await Promise.allSettled([rateLimiter?.close(), signInLimiter?.close(), usage.close(), requestLog.close(), health.close(), reads?.close(), probe.close()]);
     await database.close();
@@ -137,6 +142,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       alerts: { allowList: config.webhookAllowList, digestsAvailable: mailer !== undefined },
       cursorSecret: await loadCursorSecret(database),
       rateLimiter,
+      rdap,
       usage,
       requestLog,
       readiness,
@@ -150,6 +156,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     server = await listen(app, config);
     background?.start();
     deliveries?.start();
+    checks?.start();
     if (embedded) {
       lendEmbeddedDatabase(config.dataDir, database);
       const { runCommandLine } = await import('../cli-program');

@@ -17,6 +17,7 @@ import { describeLeftovers, removeLeftovers } from '@domain-index/worker/indexin
 import { syncSource, type SyncResult } from '@domain-index/worker/indexing/sync-source';
 import { EventHousekeeping } from '@domain-index/worker/events/event-housekeeping';
 import { deliveriesFromConfig, mailerFromConfig } from '@domain-index/worker/alerts/deliveries-from-config';
+import { registrationChecksFromConfig } from '@domain-index/worker/names/registration-checks-from-config';
 import { CliError } from '../cli-error';
 import { formatSummary } from './summary';
 import { io } from '../embedded/cli-io';
@@ -68,6 +69,9 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
   const mailer = mailerFromConfig(config, logger);
   const deliveries = await deliveriesFromConfig({ config, database, clock: systemClock, logger, registry, mailer });
   deliveries.start();
+  // and watched names' registration checks, on a clock of their own
+  const checks = registrationChecksFromConfig({ config, database, clock: systemClock, logger, registry });
+  checks?.start();
   try {
     await runSyncWorker({
       database,
@@ -83,7 +87,7 @@ export async function syncCommand(config: Config, logger: Logger): Promise<void>
       },
     });
   } finally {
-    await deliveries.stop();
+    await Promise.all([deliveries.stop(), checks?.stop()]);
     mailer?.close();
     await health.close();
     await probe.close();

@@ -57,7 +57,7 @@ export async function sendDueDigests(database: Database, settings: DigestSetting
     const [head] = await database.rows<{ head: string }>(sql`select coalesce(max(id), 0)::text as head from listing_events`);
     const to = Math.max(Number(head?.head ?? 0), alert.digestPosition);
     if (!alert.paused && alert.stopped === null && alert.confirmed) {
-      const conditions = and(sql`${listingEvents.id} > ${alert.digestPosition} and ${listingEvents.id} <= ${to}`, eventConditions(alertEventQuery(alert.query), { sourceLoaded: 'when-asked' }));
+      const conditions = and(sql`${listingEvents.id} > ${alert.digestPosition} and ${listingEvents.id} <= ${to}`, eventConditions(alertEventQuery(alert.query, alert.watchlistId), { sourceLoaded: 'when-asked' }));
       const [{ total } = { total: 0 }] = await database.db.select({ total: sql<number>`count(*)::int` }).from(listingEvents).where(conditions);
       if (total > 0) {
         const ids = await database.db.select({ id: listingEvents.id }).from(listingEvents).where(conditions).orderBy(listingEvents.id).limit(DIGEST_LISTED);

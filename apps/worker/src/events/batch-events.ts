@@ -1,6 +1,7 @@
 import { resultRows, sql, type Database, type SQL } from '@domain-index/db';
 import { LISTING_COLUMNS } from '../indexing/listing-columns';
 import { lockEventLog } from '@domain-index/events/event-log-lock';
+import { appendWatchedFirstListings, appendWatchedListingEvents, eventLogPosition } from '@domain-index/names/name-events';
 
 type Transaction = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
 
@@ -94,6 +95,7 @@ async function timedThrough(tx: Transaction): Promise<{ soon: string | null; end
  */
 export async function appendBatchEvents(tx: Transaction, at: string): Promise<void> {
   await lockEventLog(tx);
+  const position = await eventLogPosition(tx);
   const through = await timedThrough(tx);
   const now = sql`${at}::timestamptz`;
   const soon = through.soon === null ? sql`null::timestamptz` : sql`${through.soon}::timestamptz`;
@@ -113,6 +115,8 @@ export async function appendBatchEvents(tx: Transaction, at: string): Promise<vo
       order by domain_name, k
     ) e`);
   await tx.execute(sql`drop table batch_changes`);
+  // the watched names among these changes: their own events and history
+  await appendWatchedListingEvents(tx, position);
 }
 
 /**
@@ -127,6 +131,8 @@ export async function appendSourceLoaded(tx: Transaction, sourceId: string, at: 
   await tx.execute(sql`
     insert into listing_events (id, occurred_at, type, source, loaded)
     values (nextval('listing_events_id_seq'), ${now}, 'source.loaded', ${sourceId}, ${loaded})`);
+  const batch = sql`select ${sql.raw(LISTING_COLUMNS.map(([name]) => `x."${name}"`).join(', '))}, ${now} as updated_at, ${now} as last_checked_at from ${sql.identifier(staging)} x`;
+  await appendWatchedFirstListings(tx, batch, at);
   if (through.soon === null) return;
   await tx.execute(sql`
     insert into listing_events (id, occurred_at, type, ${COPIED_LIST})

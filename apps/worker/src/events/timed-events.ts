@@ -2,6 +2,7 @@ import { resultRows, sql, type Database } from '@domain-index/db';
 import { LISTING_COLUMNS } from '../indexing/listing-columns';
 import { lockEventLog } from '@domain-index/events/event-log-lock';
 import { ensureEventPartitions } from '@domain-index/events/partitions';
+import { appendWatchedListingEvents, eventLogPosition } from '@domain-index/names/name-events';
 
 /** How far ahead `listing.ending_soon` looks: an end time within this many hours. */
 export const ENDING_SOON_HOURS = 24;
@@ -38,6 +39,7 @@ export async function appendTimedEvents(database: Database, now: Date): Promise<
         from event_log`),
     );
     if (marks === undefined) throw new Error('the event_log row is missing (migration 0014 inserts it)');
+    const position = await eventLogPosition(tx);
     const append = async (type: string, from: string, until: string) => {
       const [row] = resultRows<{ n: number }>(
         await tx.execute(sql`
@@ -59,6 +61,8 @@ export async function appendTimedEvents(database: Database, now: Date): Promise<
     // an empty window (the worker ran a moment ago) appends nothing
     const endingSoon = await append('listing.ending_soon', marks.soon_from, soonUntil);
     const ended = await append('listing.ended', marks.ended_from, at);
+    // a watched name's listing that ended is delisted for its watchlists
+    if (ended > 0) await appendWatchedListingEvents(tx, position);
     await tx.execute(sql`
       update event_log set
         ending_soon_through = greatest(coalesce(ending_soon_through, ${soonUntil}::timestamptz), ${soonUntil}::timestamptz),
