@@ -35,7 +35,6 @@ RUN mkdir /app \
       --filter '@domain-index/cli...' \
  && cp -r /src/apps/cli/dist apps/cli/dist \
  && cp -r /src/packages/db/drizzle packages/db/drizzle \
- && cp /src/deploy/docker/healthcheck.mjs /app/healthcheck.mjs \
  && rm -rf pnpm-lock.yaml pnpm-workspace.yaml patches \
  && grep -q 'Patched by Domain Index' node_modules/postgres/src/connection.js
 
@@ -64,8 +63,9 @@ ENV NODE_ENV=production \
 USER node
 EXPOSE 3000 9464
 # Readiness on the admin listener, which serve and sync both open (mcp and the one-shot
-# commands have none: run them with --no-healthcheck, as compose.yaml does).
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["node", "/app/healthcheck.mjs"]
+# commands have none: run them with --no-healthcheck, as compose.yaml does). Node's fetch: the
+# image has no curl.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.ADMIN_PORT || 9464) + '/readyz', { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1))"]
 # serve and sync stop gracefully on SIGTERM within SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS
 # (5 s + 10 s by default): give the container more than that (docker stop -t 20,
 # compose's stop_grace_period: 20s); Docker's default of 10 s would cut the drain short.

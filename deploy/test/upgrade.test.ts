@@ -16,7 +16,10 @@ const runs =
 
 const migrations = join(repoRoot, 'packages/db/drizzle');
 const journal = (JSON.parse(readFileSync(join(migrations, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string; when: number }[] }).entries;
-/** The previous release: every migration but the two newest (0019 and 0020 came after it). */
+/**
+ * The previous release's schema. No release is tagged yet, so its stand-in is every migration
+ * but the two newest: this release's migrate must bring a copy of it forward.
+ */
 const previous = journal.slice(0, -2);
 const newest = journal.slice(-2);
 
@@ -41,7 +44,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** A live key in the API's format (packages/accounts/src/api-key.ts), made without its code. */
 function liveKey(): string {
   let body = 'dix_live_';
-  for (const byte of randomBytes(32)) body += BASE62[byte % 62];
+  for (const byte of randomBytes(32)) body += BASE62[byte % 62]!;
   let sum = '';
   for (let rest = crc32(body), i = 0; i < 6; i += 1, rest = Math.floor(rest / 62)) sum = BASE62[rest % 62]! + sum;
   return body + sum;

@@ -7,7 +7,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const cliRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = resolve(cliRoot, '../..');
@@ -18,7 +18,7 @@ const STAGING_ENTRY_IN_SOURCE = "new URL('../../bin/staging-worker.js', import.m
 const STAGING_ENTRY_IN_BUNDLE = "new URL('./staging-worker.js', import.meta.url)";
 
 /** Workspace sources: TypeScript of this repository outside node_modules. */
-const workspaceSources = {
+const workspaceSources: Plugin = {
   name: 'workspace-sources',
   setup(pluginBuild) {
     // Every bare import that is not one of the workspace's own packages stays an import.
@@ -31,7 +31,7 @@ const workspaceSources = {
       let contents = await readFile(args.path, 'utf8');
       if (args.path.endsWith(join('indexing', 'staging-pool.ts'))) {
         if (!contents.includes(STAGING_ENTRY_IN_SOURCE))
-          throw new Error(`${args.path} no longer names its worker as ${STAGING_ENTRY_IN_SOURCE}: update bundle.mjs`);
+          throw new Error(`${args.path} no longer names its worker as ${STAGING_ENTRY_IN_SOURCE}: update bundle.ts`);
         contents = contents.replace(STAGING_ENTRY_IN_SOURCE, STAGING_ENTRY_IN_BUNDLE);
       }
       const fromBundle = relative(outdir, args.path).split(sep).join('/');
