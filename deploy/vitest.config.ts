@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// One file at a time: the image suite builds and runs containers, the others start servers of
-// their own, on a 2-core machine. Hang guards only: a cold image build takes minutes.
+// Two files at a time: the image suite spends minutes building (in dockerd, not here) while
+// the nginx, upgrade and systemd suites run beside it. Hang guards only: a cold image build
+// takes minutes.
 export default defineConfig({
   test: {
     testTimeout: 300_000,
     hookTimeout: 900_000,
-    fileParallelism: false,
+    maxWorkers: 2,
+    minWorkers: 2,
   },
 });
