@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { findProgram, repoRoot, requireTool, run } from './support/tools';
 
 // The files compose.yaml's profile `ops` mounts, checked without Docker.
-const promtool = process.env.PROMETHEUS_BIN_DIR ? join(process.env.PROMETHEUS_BIN_DIR, 'promtool') : findProgram('promtool');
+const promtool = process.env.PROMETHEUS_BIN_DIR
+  ? join(process.env.PROMETHEUS_BIN_DIR, 'promtool')
+  : findProgram('promtool');
 const runs = requireTool('promtool (Debian package prometheus)', promtool !== undefined);
 
 describe.skipIf(!runs)("compose.yaml's Prometheus", () => {
@@ -25,9 +27,12 @@ describe.skipIf(!runs)("compose.yaml's Prometheus", () => {
       expect(rules).toContain(job);
     }
     // every process of the stack is a target, on the image's admin port
-    for (const target of ['api-1:9464', 'api-2:9464', 'worker:9464']) expect(config).toContain(target);
+    for (const target of ['api-1:9464', 'api-2:9464', 'worker:9464'])
+      expect(config).toContain(target);
     const compose = readFileSync(join(repoRoot, 'compose.yaml'), 'utf8');
     expect(compose).toContain('./deploy/compose/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
-    expect(compose).toContain('./deploy/prometheus/alert-rules.yml:/etc/prometheus/alert-rules.yml:ro');
+    expect(compose).toContain(
+      './deploy/prometheus/alert-rules.yml:/etc/prometheus/alert-rules.yml:ro',
+    );
   });
 });

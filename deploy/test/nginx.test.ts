@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNginx, type RunningNginx } from './support/nginx';
-import { cli, createDatabase, databaseUrl, dropDatabase, startServe, testDatabaseUrl, type RunningServe } from './support/release';
+import {
+  cli,
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  startServe,
+  testDatabaseUrl,
+  type RunningServe,
+} from './support/release';
 import { findProgram, requireTool } from './support/tools';
 
 // deploy/nginx/domain-index.conf in Debian's nginx, started here on a loopback port.
@@ -12,13 +20,18 @@ const nginx = findProgram('nginx');
 const runs = requireTool('nginx (Debian package nginx)', nginx !== undefined);
 
 /** An upstream that answers every request with `status`, counting requests by method. */
-async function fakeUpstream(status: number): Promise<{ server: Server; port: number; hits: Record<string, number> }> {
+async function fakeUpstream(
+  status: number,
+): Promise<{ server: Server; port: number; hits: Record<string, number> }> {
   const hits: Record<string, number> = {};
   const server = createServer((req, res) => {
     hits[req.method!] = (hits[req.method!] ?? 0) + 1;
     req.resume();
     req.on('end', () => {
-      if (status === 503) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '7' }).end('{"error":{"code":"query_failed"}}');
+      if (status === 503)
+        res
+          .writeHead(503, { 'content-type': 'application/json', 'retry-after': '7' })
+          .end('{"error":{"code":"query_failed"}}');
       else res.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   });
@@ -63,7 +76,10 @@ describe.skipIf(!runs)('the nginx example in front of instances that refuse', ()
       }
       const statuses: number[] = [];
       for (let i = 0; i < 6; i += 1) {
-        const response = await fetch(`http://127.0.0.1:${proxy.port}/api/v1/alerts`, { method: 'POST', body: '{}' });
+        const response = await fetch(`http://127.0.0.1:${proxy.port}/api/v1/alerts`, {
+          method: 'POST',
+          body: '{}',
+        });
         statuses.push(response.status);
       }
       // every POST reached exactly one instance: those that reached the refusing one got its 503
@@ -78,71 +94,86 @@ describe.skipIf(!runs)('the nginx example in front of instances that refuse', ()
   });
 });
 
-const withDatabase = runs && requireTool('TEST_DATABASE_URL (PostgreSQL)', testDatabaseUrl !== undefined);
+const withDatabase =
+  runs && requireTool('TEST_DATABASE_URL (PostgreSQL)', testDatabaseUrl !== undefined);
 
-describe.skipIf(!withDatabase)('the nginx example in front of two serve instances, one stopped under load', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'di-nginx-drain-'));
-  let database: string;
-  let env: NodeJS.ProcessEnv;
-  let instances: RunningServe[] = [];
-  let proxy: RunningNginx | undefined;
-  let key: string;
+describe.skipIf(!withDatabase)(
+  'the nginx example in front of two serve instances, one stopped under load',
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'di-nginx-drain-'));
+    let database: string;
+    let env: NodeJS.ProcessEnv;
+    let instances: RunningServe[] = [];
+    let proxy: RunningNginx | undefined;
+    let key: string;
 
-  beforeAll(async () => {
-    database = await createDatabase('nginx');
-    env = { DATABASE_URL: databaseUrl(database), SHUTDOWN_DELAY_MS: '2000', SHUTDOWN_TIMEOUT_MS: '10000' };
-    await cli(['migrate'], env);
-    await cli(['seed', '--rows', '1000'], env);
-    // the load below is far above the pro plan's hourly limit, which is not under test here
-    await cli(['plans', 'set', 'pro', '--requests-per-hour', '100000000'], env);
-    key = await cli(['keys', 'create', '--plan', 'pro'], env);
-    instances = await Promise.all([startServe(env), startServe(env)]);
-    proxy = await startNginx(nginx!, join(dir, 'nginx'), [instances[0]!.port, instances[1]!.port]);
-  });
+    beforeAll(async () => {
+      database = await createDatabase('nginx');
+      env = {
+        DATABASE_URL: databaseUrl(database),
+        SHUTDOWN_DELAY_MS: '2000',
+        SHUTDOWN_TIMEOUT_MS: '10000',
+      };
+      await cli(['migrate'], env);
+      await cli(['seed', '--rows', '1000'], env);
+      // the load below is far above the pro plan's hourly limit, which is not under test here
+      await cli(['plans', 'set', 'pro', '--requests-per-hour', '100000000'], env);
+      key = await cli(['keys', 'create', '--plan', 'pro'], env);
+      instances = await Promise.all([startServe(env), startServe(env)]);
+      proxy = await startNginx(nginx!, join(dir, 'nginx'), [
+        instances[0]!.port,
+        instances[1]!.port,
+      ]);
+    });
 
-  afterAll(async () => {
-    await proxy?.stop();
-    for (const instance of instances) if (instance.process.exitCode === null) instance.process.kill('SIGKILL');
-    if (database) await dropDatabase(database);
-    rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await proxy?.stop();
+      for (const instance of instances)
+        if (instance.process.exitCode === null) instance.process.kill('SIGKILL');
+      if (database) await dropDatabase(database);
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('loses no request while an instance drains and exits on SIGTERM', async () => {
-    const statuses = new Map<number, number>();
-    const failures: string[] = [];
-    let stop = false;
-    const client = async () => {
-      while (!stop) {
-        try {
-          const response = await fetch(`http://127.0.0.1:${proxy!.port}/api/v1/domains?search=data&status=all&limit=20`, {
-            headers: { authorization: `Bearer ${key}` },
-          });
-          await response.arrayBuffer();
-          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        } catch (error) {
-          failures.push(String((error as Error).cause ?? error));
+    it('loses no request while an instance drains and exits on SIGTERM', async () => {
+      const statuses = new Map<number, number>();
+      const failures: string[] = [];
+      let stop = false;
+      const client = async () => {
+        while (!stop) {
+          try {
+            const response = await fetch(
+              `http://127.0.0.1:${proxy!.port}/api/v1/domains?search=data&status=all&limit=20`,
+              {
+                headers: { authorization: `Bearer ${key}` },
+              },
+            );
+            await response.arrayBuffer();
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          } catch (error) {
+            failures.push(String((error as Error).cause ?? error));
+          }
         }
-      }
-    };
-    const clients = Array.from({ length: 12 }, client);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const before = [...statuses.values()].reduce((a, b) => a + b, 0);
-    const stopping = instances[0]!;
-    const signalled = Date.now();
-    stopping.process.kill('SIGTERM');
-    const code = await stopping.exited;
-    const took = Date.now() - signalled;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    stop = true;
-    await Promise.all(clients);
+      };
+      const clients = Array.from({ length: 12 }, client);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const before = [...statuses.values()].reduce((a, b) => a + b, 0);
+      const stopping = instances[0]!;
+      const signalled = Date.now();
+      stopping.process.kill('SIGTERM');
+      const code = await stopping.exited;
+      const took = Date.now() - signalled;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      stop = true;
+      await Promise.all(clients);
 
-    const total = [...statuses.values()].reduce((a, b) => a + b, 0);
-    expect(code).toBe(0);
-    expect(took).toBeGreaterThanOrEqual(2000);
-    expect(before).toBeGreaterThan(50);
-    expect(total - before).toBeGreaterThan(50);
-    expect(failures).toEqual([]);
-    expect(Object.fromEntries(statuses)).toEqual({ 200: total });
-    expect(proxy!.errorLog()).not.toMatch(/prematurely closed|reset by peer|no live upstreams/);
-  });
-});
+      const total = [...statuses.values()].reduce((a, b) => a + b, 0);
+      expect(code).toBe(0);
+      expect(took).toBeGreaterThanOrEqual(2000);
+      expect(before).toBeGreaterThan(50);
+      expect(total - before).toBeGreaterThan(50);
+      expect(failures).toEqual([]);
+      expect(Object.fromEntries(statuses)).toEqual({ 200: total });
+      expect(proxy!.errorLog()).not.toMatch(/prematurely closed|reset by peer|no live upstreams/);
+    });
+  },
+);

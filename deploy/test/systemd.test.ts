@@ -10,7 +10,11 @@ import { findProgram, repoRoot, requireTool } from './support/tools';
 const analyze = findProgram('systemd-analyze');
 const runs = requireTool('systemd-analyze (Debian package systemd)', analyze !== undefined);
 const unitsDir = join(repoRoot, 'deploy/systemd');
-const units = ['domain-index-migrate.service', 'domain-index-serve@.service', 'domain-index-sync.service'];
+const units = [
+  'domain-index-migrate.service',
+  'domain-index-serve@.service',
+  'domain-index-sync.service',
+];
 
 /** The unit's settings, as `key: values in order` (a key may repeat). */
 function settings(unit: string): Map<string, string[]> {
@@ -32,7 +36,13 @@ describe.skipIf(!runs)('deploy/systemd units', () => {
     symlinkSync('domain-index-serve@.service', join(dir, 'domain-index-serve@3002.service'));
     const result = spawnSync(
       analyze!,
-      ['verify', 'domain-index-migrate.service', 'domain-index-serve@3001.service', 'domain-index-serve@3002.service', 'domain-index-sync.service'],
+      [
+        'verify',
+        'domain-index-migrate.service',
+        'domain-index-serve@3001.service',
+        'domain-index-serve@3002.service',
+        'domain-index-sync.service',
+      ],
       { cwd: dir, encoding: 'utf8' },
     );
     expect(result.stderr).toBe('');
@@ -66,7 +76,12 @@ describe.skipIf(!runs)('deploy/systemd units', () => {
       expect(s.get('NoNewPrivileges')).toEqual(['yes']);
       expect(s.get('CapabilityBoundingSet')).toEqual(['']);
       expect(s.get('EnvironmentFile')?.[0]).toBe('/etc/domain-index/domain-index.env');
-      expect([...s.keys()].filter((k) => k === 'Environment').flatMap((k) => s.get(k)!).join(' ')).not.toMatch(/DATABASE_URL|PASSWORD|SECRET/);
+      expect(
+        [...s.keys()]
+          .filter((k) => k === 'Environment')
+          .flatMap((k) => s.get(k)!)
+          .join(' '),
+      ).not.toMatch(/DATABASE_URL|PASSWORD|SECRET/);
       // V8 compiles to executable memory: this setting would crash Node
       expect(s.has('MemoryDenyWriteExecute')).toBe(false);
     }

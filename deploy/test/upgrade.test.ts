@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, createDatabase, databaseUrl, dropDatabase, psql, startServe, testDatabaseUrl, type RunningServe } from './support/release';
+import {
+  cli,
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  psql,
+  startServe,
+  testDatabaseUrl,
+  type RunningServe,
+} from './support/release';
 import { findProgram, repoRoot, requireTool, run } from './support/tools';
 
 // docs/operating.md's backup, restore and upgrade, for real: a database at the previous
@@ -12,10 +21,17 @@ import { findProgram, repoRoot, requireTool, run } from './support/tools';
 // database, migrated by this release, then served.
 const runs =
   requireTool('TEST_DATABASE_URL (PostgreSQL)', testDatabaseUrl !== undefined) &&
-  requireTool('pg_dump and pg_restore (Debian package postgresql-client)', findProgram('pg_dump') !== undefined && findProgram('pg_restore') !== undefined);
+  requireTool(
+    'pg_dump and pg_restore (Debian package postgresql-client)',
+    findProgram('pg_dump') !== undefined && findProgram('pg_restore') !== undefined,
+  );
 
 const migrations = join(repoRoot, 'packages/db/drizzle');
-const journal = (JSON.parse(readFileSync(join(migrations, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string; when: number }[] }).entries;
+const journal = (
+  JSON.parse(readFileSync(join(migrations, 'meta/_journal.json'), 'utf8')) as {
+    entries: { tag: string; when: number }[];
+  }
+).entries;
 /**
  * The previous release's schema. No release is tagged yet, so its stand-in is every migration
  * but the two newest: this release's migrate must bring a copy of it forward.
@@ -33,8 +49,12 @@ function previousReleaseSchema(): string {
     const text = readFileSync(join(migrations, `${tag}.sql`), 'utf8');
     parts.push(text.replaceAll('--> statement-breakpoint', ';'), ';');
     parts.push('CREATE SCHEMA IF NOT EXISTS drizzle;');
-    parts.push('CREATE TABLE IF NOT EXISTS drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint);');
-    parts.push(`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('${createHash('sha256').update(text).digest('hex')}', ${when});`);
+    parts.push(
+      'CREATE TABLE IF NOT EXISTS drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint);',
+    );
+    parts.push(
+      `INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('${createHash('sha256').update(text).digest('hex')}', ${when});`,
+    );
   }
   parts.push('COMMIT;');
   return parts.join('\n');
@@ -46,7 +66,8 @@ function liveKey(): string {
   let body = 'dix_live_';
   for (const byte of randomBytes(32)) body += BASE62[byte % 62]!;
   let sum = '';
-  for (let rest = crc32(body), i = 0; i < 6; i += 1, rest = Math.floor(rest / 62)) sum = BASE62[rest % 62]! + sum;
+  for (let rest = crc32(body), i = 0; i < 6; i += 1, rest = Math.floor(rest / 62))
+    sum = BASE62[rest % 62]! + sum;
   return body + sum;
 }
 
@@ -83,14 +104,29 @@ describe.skipIf(!runs)('backup at the previous release, restore, upgrade', () =>
 
     // the backup: a custom-format dump, restored into a database the old one never touched
     const dump = join(dir, 'previous.dump');
-    await run('pg_dump', ['--format=custom', '--no-owner', '--no-unlogged-table-data', `--file=${dump}`, databaseUrl(old)]);
+    await run('pg_dump', [
+      '--format=custom',
+      '--no-owner',
+      '--no-unlogged-table-data',
+      `--file=${dump}`,
+      databaseUrl(old),
+    ]);
     const restored = await createDatabase('restored');
     databases.push(restored);
-    await run('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${databaseUrl(restored)}`, dump]);
+    await run('pg_restore', [
+      '--no-owner',
+      '--exit-on-error',
+      `--dbname=${databaseUrl(restored)}`,
+      dump,
+    ]);
     await dropDatabase(old);
 
     const env = { DATABASE_URL: databaseUrl(restored) };
-    const migrated = await run(process.execPath, [join(repoRoot, 'apps/cli/bin/domain-index.js'), 'migrate'], { env: { ...process.env, ...env } });
+    const migrated = await run(
+      process.execPath,
+      [join(repoRoot, 'apps/cli/bin/domain-index.js'), 'migrate'],
+      { env: { ...process.env, ...env } },
+    );
     const said = migrated.stdout + migrated.stderr;
     expect(said).toContain(`applied 2 migrations`);
     for (const { tag } of newest) expect(said).toContain(tag);
@@ -101,12 +137,18 @@ describe.skipIf(!runs)('backup at the previous release, restore, upgrade', () =>
     const headers = { authorization: `Bearer ${key}` };
     const lookup = await fetch(`${base}/domains/keptthrough.com`, { headers });
     expect(lookup.status).toBe(200);
-    expect(((await lookup.json()) as { data: { domain_name: string; bid_count: number } }).data).toMatchObject({ domain_name: 'keptthrough.com', bid_count: 3 });
+    expect(
+      ((await lookup.json()) as { data: { domain_name: string; bid_count: number } }).data,
+    ).toMatchObject({ domain_name: 'keptthrough.com', bid_count: 3 });
     // the plan came through the new migration with its new limits
     expect(await psql(`SELECT watch_limit FROM plans WHERE id = 'pro';`, restored)).toBe('10000');
     // the cursor signing key was restored, not made anew: cursors handed out before still work
-    expect(await psql(`SELECT value FROM service_secrets WHERE name = 'cursor-signing-key';`, restored)).toBe(cursorKey);
-    const unknown = await fetch(`${base}/domains/keptthrough.com`, { headers: { authorization: `Bearer ${liveKey()}` } });
+    expect(
+      await psql(`SELECT value FROM service_secrets WHERE name = 'cursor-signing-key';`, restored),
+    ).toBe(cursorKey);
+    const unknown = await fetch(`${base}/domains/keptthrough.com`, {
+      headers: { authorization: `Bearer ${liveKey()}` },
+    });
     expect(unknown.status).toBe(401);
   });
 });

@@ -27,15 +27,21 @@ const workspaceSources: Plugin = {
       return { path: args.path, external: true };
     });
     pluginBuild.onLoad({ filter: /\.ts$/ }, async (args) => {
-      if (args.path.includes(`${sep}node_modules${sep}`) && !args.path.startsWith(repoRoot)) return undefined;
+      if (args.path.includes(`${sep}node_modules${sep}`) && !args.path.startsWith(repoRoot))
+        return undefined;
       let contents = await readFile(args.path, 'utf8');
       if (args.path.endsWith(join('indexing', 'staging-pool.ts'))) {
         if (!contents.includes(STAGING_ENTRY_IN_SOURCE))
-          throw new Error(`${args.path} no longer names its worker as ${STAGING_ENTRY_IN_SOURCE}: update bundle.ts`);
+          throw new Error(
+            `${args.path} no longer names its worker as ${STAGING_ENTRY_IN_SOURCE}: update bundle.ts`,
+          );
         contents = contents.replace(STAGING_ENTRY_IN_SOURCE, STAGING_ENTRY_IN_BUNDLE);
       }
       const fromBundle = relative(outdir, args.path).split(sep).join('/');
-      contents = contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`);
+      contents = contents.replaceAll(
+        'import.meta.url',
+        `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
+      );
       return { contents, loader: 'ts' };
     });
   },
@@ -61,4 +67,6 @@ const result = await build({
   metafile: true,
 });
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-console.log(`bundled the release into ${relative(repoRoot, outdir)}: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1e6).toFixed(1)} MB`);
+console.log(
+  `bundled the release into ${relative(repoRoot, outdir)}: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1e6).toFixed(1)} MB`,
+);

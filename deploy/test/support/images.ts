@@ -34,20 +34,60 @@ export function buildTimings(): string {
  */
 export async function buildImages(): Promise<TestImages> {
   const env = { ...process.env, DOCKER_BUILDKIT: '0' };
-  const base = (await timed('base image', () => run('bash', [join(repoRoot, 'deploy/test/support/base-image.sh')]))).stdout.trim();
-  const version = (JSON.parse(readFileSync(join(repoRoot, 'apps/cli/package.json'), 'utf8')) as { version: string }).version;
+  const base = (
+    await timed('base image', () =>
+      run('bash', [join(repoRoot, 'deploy/test/support/base-image.sh')]),
+    )
+  ).stdout.trim();
+  const version = (
+    JSON.parse(readFileSync(join(repoRoot, 'apps/cli/package.json'), 'utf8')) as { version: string }
+  ).version;
   const revision = (await run('git', ['rev-parse', 'HEAD'])).stdout.trim();
   const app = 'domain-index-test/app:latest';
   await timed('app image', () =>
-    run('nice', ['-n', '19', 'docker', 'build', '--quiet', '--build-arg', `NODE_IMAGE=${base}`, '--build-arg', `VERSION=${version}`,
-      '--build-arg', `REVISION=${revision}`, '--build-arg', 'SOURCE=domain-index', '-t', app, '.'], { env }),
+    run(
+      'nice',
+      [
+        '-n',
+        '19',
+        'docker',
+        'build',
+        '--quiet',
+        '--build-arg',
+        `NODE_IMAGE=${base}`,
+        '--build-arg',
+        `VERSION=${version}`,
+        '--build-arg',
+        `REVISION=${revision}`,
+        '--build-arg',
+        'SOURCE=domain-index',
+        '-t',
+        app,
+        '.',
+      ],
+      { env },
+    ),
   );
   const services = 'domain-index-test/services:latest';
   await timed('services image', () =>
-    run('docker', ['build', '--quiet', '--build-arg', `BASE=${base}`, '-f', 'services.Dockerfile', '-t', services, '.'], {
-      env,
-      cwd: join(repoRoot, 'deploy/test/support'),
-    }),
+    run(
+      'docker',
+      [
+        'build',
+        '--quiet',
+        '--build-arg',
+        `BASE=${base}`,
+        '-f',
+        'services.Dockerfile',
+        '-t',
+        services,
+        '.',
+      ],
+      {
+        env,
+        cwd: join(repoRoot, 'deploy/test/support'),
+      },
+    ),
   );
   return { base, app, services, version, revision };
 }

@@ -14,14 +14,19 @@ export interface RunningNginx {
  * Starts Debian's nginx on a loopback port with deploy/nginx/domain-index.conf as shipped, but
  * for the upstream servers' and the listener's addresses, in a prefix of its own under `dir`.
  */
-export async function startNginx(binary: string, dir: string, upstreamPorts: readonly [number, number]): Promise<RunningNginx> {
+export async function startNginx(
+  binary: string,
+  dir: string,
+  upstreamPorts: readonly [number, number],
+): Promise<RunningNginx> {
   const port = await freePort();
   const shipped = readFileSync(join(repoRoot, 'deploy/nginx/domain-index.conf'), 'utf8');
   const site = shipped
     .replace('server 127.0.0.1:3001 ', `server 127.0.0.1:${upstreamPorts[0]} `)
     .replace('server 127.0.0.1:3002 ', `server 127.0.0.1:${upstreamPorts[1]} `)
     .replace('listen 80;', `listen 127.0.0.1:${port};`);
-  if (site.includes(':3001 ') || !site.includes(`listen 127.0.0.1:${port};`)) throw new Error('deploy/nginx/domain-index.conf changed shape: update startNginx');
+  if (site.includes(':3001 ') || !site.includes(`listen 127.0.0.1:${port};`))
+    throw new Error('deploy/nginx/domain-index.conf changed shape: update startNginx');
   mkdirSync(join(dir, 'logs'), { recursive: true });
   mkdirSync(join(dir, 'temp'), { recursive: true });
   writeFileSync(join(dir, 'domain-index.conf'), site);
@@ -49,13 +54,22 @@ export async function startNginx(binary: string, dir: string, upstreamPorts: rea
     ].join('\n'),
   );
   writeFileSync(errorLog, '');
-  const child: ChildProcess = spawn(binary, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', errorLog], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const child: ChildProcess = spawn(
+    binary,
+    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', errorLog],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitFor('nginx listening', async () => {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${readFileSync(errorLog, 'utf8')}`);
-    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
-    return true;
-  }, 15_000);
+  await waitFor(
+    'nginx listening',
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`nginx exited with ${child.exitCode}: ${readFileSync(errorLog, 'utf8')}`);
+      await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+      return true;
+    },
+    15_000,
+  );
   return {
     port,
     errorLog: () => readFileSync(errorLog, 'utf8'),

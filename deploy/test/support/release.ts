@@ -18,7 +18,9 @@ export function databaseUrl(name: string): string {
 /** Runs an SQL script on the server's database `name` (the admin database by default). */
 export async function psql(sql: string, name?: string): Promise<string> {
   const url = name === undefined ? testDatabaseUrl! : databaseUrl(name);
-  return (await run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', url], { input: sql })).stdout.trim();
+  return (
+    await run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', url], { input: sql })
+  ).stdout.trim();
 }
 
 /** Creates an empty database of this run (`di_test_deploy_<pid>_<what>`); returns its name. */
@@ -34,7 +36,11 @@ export async function dropDatabase(name: string): Promise<void> {
 
 /** Runs a domain-index command to its end. */
 export async function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return (await run(process.execPath, [cliEntry, ...args], { env: { ...process.env, LOG_FORMAT: 'json', ...env } })).stdout.trim();
+  return (
+    await run(process.execPath, [cliEntry, ...args], {
+      env: { ...process.env, LOG_FORMAT: 'json', ...env },
+    })
+  ).stdout.trim();
 }
 
 export interface RunningServe {
@@ -55,11 +61,18 @@ export async function startServe(env: NodeJS.ProcessEnv): Promise<RunningServe> 
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(`serve on ${port} ready`, async () => {
-    if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}: ${output}`);
-    const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-    return response.status === 200 ? true : undefined;
-  }, 120_000);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  await waitFor(
+    `serve on ${port} ready`,
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`serve exited with ${child.exitCode}: ${output}`);
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return response.status === 200 ? true : undefined;
+    },
+    120_000,
+  );
   return { port, process: child, exited, log: () => output };
 }

@@ -13,7 +13,8 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..'
  */
 export function requireTool(what: string, present: boolean): boolean {
   if (present) return true;
-  if (process.env.CI === 'true') throw new Error(`${what} is missing, and CI must run this suite (.ci/run installs it)`);
+  if (process.env.CI === 'true')
+    throw new Error(`${what} is missing, and CI must run this suite (.ci/run installs it)`);
   console.warn(`NOTICE: ${what} is missing; its suite is skipped.`);
   return false;
 }
@@ -37,9 +38,19 @@ export function run(
     const child = execFile(
       command,
       args,
-      { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, maxBuffer: 64 * 1024 * 1024, timeout: options.timeoutMs ?? 900_000 },
+      {
+        cwd: options.cwd ?? repoRoot,
+        env: options.env ?? process.env,
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: options.timeoutMs ?? 900_000,
+      },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`));
+        if (error)
+          reject(
+            new Error(
+              `${command} ${args.join(' ')} failed: ${error.message}\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`,
+            ),
+          );
         else resolve({ stdout, stderr });
       },
     );
@@ -49,7 +60,10 @@ export function run(
 
 /** Whether the Docker engine answers. */
 export function dockerRuns(): boolean {
-  return findProgram('docker') !== undefined && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0;
+  return (
+    findProgram('docker') !== undefined &&
+    spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0
+  );
 }
 
 /** A TCP port free on loopback now. */
@@ -59,13 +73,21 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
 
 /** Polls `check` every 250 ms until it returns a value, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -75,7 +97,10 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
