@@ -108,14 +108,14 @@ describe('envelopes', () => {
 });
 
 describe('error codes', () => {
-  it('is the closed list of the spec plus not_found, method_not_allowed, internal_error and those of the change feed and alerts', () => {
+  it('is the closed list of the spec plus not_found, method_not_allowed, internal_error and those of the change feed, alerts and exports', () => {
     expect([...ERROR_CODES].sort()).toEqual(
       [
         'api_key_in_query', 'invalid_parameter', 'unknown_parameter', 'invalid_domain',
         'missing_api_key', 'invalid_authorization_header', 'invalid_api_key', 'domain_not_found',
         'rate_limited', 'key_lookup_unavailable', 'plan_lookup_unavailable', 'rate_limit_unavailable',
         'query_failed', 'not_found', 'method_not_allowed', 'internal_error',
-        'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached',
+        'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached', 'export_too_large',
       ].sort(),
     );
     expect(ERROR_STATUS.cursor_expired).toBe(410);

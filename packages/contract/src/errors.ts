@@ -4,7 +4,8 @@ import { z } from 'zod';
  * Every error code the API returns, with its HTTP status. The spec's table plus the three
  * additions of decisions.md (`not_found`, `method_not_allowed`, `internal_error`), the change
  * feed's `cursor_expired` (a cursor older than the events kept) and the alerts' `alert_not_found`,
- * `delivery_not_found` and `alert_limit_reached` (the plan's number of alerts); a client must
+ * `delivery_not_found` and `alert_limit_reached` (the plan's number of alerts), and the exports'
+ * `export_too_large` (more rows than the plan lets one export stream); a client must
  * handle exactly these.
  */
 export const ERROR_STATUS = {
@@ -19,6 +20,7 @@ export const ERROR_STATUS = {
   alert_not_found: 404,
   delivery_not_found: 404,
   alert_limit_reached: 403,
+  export_too_large: 403,
   not_found: 404,
   method_not_allowed: 405,
   cursor_expired: 410,

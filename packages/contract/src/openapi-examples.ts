@@ -168,6 +168,10 @@ export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { co
     code: 'alert_limit_reached',
     message: 'your plan (free) allows 2 alerts and you have 2: delete one, or move to a plan with more',
   },
+  export_too_large: {
+    code: 'export_too_large',
+    message: 'this export would stream 48210 rows and your plan (free) allows 10000 per export: narrow the filters, or move to a plan with more',
+  },
   domain_not_found: {
     code: 'domain_not_found',
     message: 'cloudkitchen.net is not currently listed on any supported marketplace',
