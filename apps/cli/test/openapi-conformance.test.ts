@@ -130,6 +130,10 @@ class FaultyReads implements ReadNodes {
   readPrimary<T>(kind: StatementKind, run: Parameters<ReadNodes['read']>[1]): Promise<T> {
     return this.read(kind, run);
   }
+  readLong<T>(kind: StatementKind, run: Parameters<ReadNodes['readLong']>[1]): Promise<T> {
+    if (this.fault?.kind === kind) return Promise.reject(failure(this.fault.as));
+    return this.inner.readLong(kind, run) as Promise<T>;
+  }
   pools() {
     return this.inner.pools();
   }
@@ -146,6 +150,12 @@ class FaultyLimiter implements RateLimiter {
     return this.down
       ? Promise.reject(new RateLimiterUnavailableError('made to fail by the test'))
       : this.inner.consume(...args);
+  }
+  reserve(...args: Parameters<RateLimiter['reserve']>) {
+    return this.down ? Promise.reject(new RateLimiterUnavailableError('made to fail by the test')) : this.inner.reserve(...args);
+  }
+  acquireSlot(...args: Parameters<RateLimiter['acquireSlot']>) {
+    return this.down ? Promise.reject(new RateLimiterUnavailableError('made to fail by the test')) : this.inner.acquireSlot(...args);
   }
   close() {
     return this.inner.close();
