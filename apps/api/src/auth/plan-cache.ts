@@ -9,6 +9,8 @@ export interface Plan {
   windowSeconds: number;
   /** Alerts one owner may have on this plan. */
   alertsLimit: number;
+  /** Rows one export may stream; null for no cap beyond the hourly allowance. */
+  exportRowsMax: number | null;
 }
 
 /** Plans change rarely; every instance re-reads them at most this often. */
@@ -48,7 +50,7 @@ export class PlanCache {
       try {
         const load = (database: Database) => database.db.select().from(plans);
         const rows = from === 'primary' ? await this.reads.readPrimary('plans', load) : await this.reads.read('plans', load);
-        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit }]));
+        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit, exportRowsMax: row.exportRowsMax }]));
         this.loadedAt = now;
       } finally {
         this.loading = undefined;
