@@ -332,7 +332,7 @@ for (const { engine, skip } of testEngines()) {
               and (state like 'idle in transaction%' or (state = 'active' and query like 'select "listings"."domain_name", "listings"."tld", "listings"."status"%'))`);
           return rows[0]?.n ?? 0;
         };
-        await expect.poll(activeExports).toBe(0);
+        await expect.poll(activeExports, { timeout: 10_000 }).toBe(0);
         const { req } = await stalledExport(api.apiKey);
         await expect.poll(activeExports).toBeGreaterThan(0);
         req.destroy();

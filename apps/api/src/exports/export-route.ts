@@ -9,7 +9,7 @@ import {
   type Contract,
   type ExportFormat,
 } from '@domain-index/contract';
-import { inSnapshot, withDeadline } from '@domain-index/db';
+import { classifyDatabaseFailure, inSnapshot, withDeadline } from '@domain-index/db';
 import { DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { Response } from 'express';
@@ -30,6 +30,8 @@ export const EXPORT_PAGE_ROWS = 500;
 const BODY_HIGH_WATER_MARK = 64 * 1024;
 /** A slot of a process that died is freed after this; a running export renews its lease. */
 const SLOT_LEASE_MS = 60_000;
+/** SQLSTATE of a statement cancelled by its statement_timeout (or by us). */
+const STATEMENT_TIMEOUT = '57014';
 /** Seconds a refused concurrent export is told to wait. */
 const BUSY_RETRY_AFTER = 10;
 
@@ -129,10 +131,11 @@ export function exportRoute(deps: RouteDeps): AppRouteImplementation<Contract['e
     const body = new ExportBody(format, query.summary === true, res, abort.signal, deps);
     let streaming = false;
 
-    const run = withDeadline(timeoutMs, () =>
+    const run = withDeadline(timeoutMs + 1_000, () =>
       deps.reads.readLong('export', (database) => {
         const statements = exportStatements(database, query, now);
-        return inSnapshot(database, { statementTimeoutMs: timeoutMs, signal: abort.signal }, async (snapshot) => {
+        // the server's own timeout a little later than ours, so ours ends it with its reason; the server's is the backstop
+        return inSnapshot(database, { statementTimeoutMs: timeoutMs + 1_000, signal: abort.signal }, async (snapshot) => {
           const count = await snapshot.count(statements.count);
           if (!head) await chargeFor(deps, caller, res, count, now);
           streaming = !head;
@@ -275,7 +278,10 @@ class ExportBody extends Readable {
       this.destroy();
       return;
     }
-    const timedOut = error instanceof ExportStopped || (this.signal.reason instanceof ExportStopped && this.signal.reason.why === 'timeout');
+    const timedOut =
+      error instanceof ExportStopped ||
+      (this.signal.reason instanceof ExportStopped && this.signal.reason.why === 'timeout') ||
+      classifyDatabaseFailure(error).sqlstate === STATEMENT_TIMEOUT;
     this.deps.logger.warn({ rows: this.rows, format: this.format, requestId: this.res.locals.requestId, failure: timedOut ? 'timeout' : failureCode(error) }, 'an export stopped part-way');
     if (this.format === 'jsonl') {
       const message = timedOut
