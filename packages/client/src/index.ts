@@ -31,6 +31,7 @@ export type {
   EventListEnvelope,
   EventParams,
   EventType,
+  ExportParams,
   ListEnvelope,
   LookupEnvelope,
   QueuedDelivery,

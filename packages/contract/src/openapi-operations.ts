@@ -118,9 +118,12 @@ const body = await client.domains.export({ status: 'all', tld: 'ai', max_price: 
 await pipeline(Readable.fromWeb(body), createWriteStream('ai-under-500.csv'));
 
 // Or every row as an object, parsed from JSON lines as it arrives
+let rows = 0;
 for await (const domain of client.domains.exportRows({ status: 'all', tld: 'ai', max_price: 500 })) {
-  console.log(domain.domain_name, domain.current_bid);
+  rows += 1;
+  if (rows <= 3) console.log(domain.domain_name, domain.current_bid);
 }
+console.log(\`\${rows} rows\`);
 `,
   },
   getDomain: {
