@@ -25,6 +25,7 @@ import type { Logger } from '@domain-index/runtime/logger';
 import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
+import { exportRoute } from './exports/export-route';
 import { statsRoute } from './routes/stats';
 import { alertRoutes } from './routes/alerts';
 import { nameRoute } from './routes/names';
@@ -66,6 +67,8 @@ export interface AppDeps {
   sources: readonly SourceConfig[];
   countBudgetMs: number;
   queryTimeoutMs: number;
+  /** Longest one export may stream (EXPORT_TIMEOUT_MS); 30 minutes without it. */
+  exportTimeoutMs?: number | undefined;
   /** The alerts' secret box, webhook allow-list and whether email digests can be sent. */
   alerts?: AlertSettings | undefined;
   /** How long the change feed keeps events (EVENT_RETENTION_DAYS): named in a 410's message. */
@@ -140,6 +143,7 @@ export function createApp(appDeps: AppDeps): Express {
   const s = initServer();
   const router = s.router(contract, {
     searchDomains: searchRoute(deps, new CursorCodec(deps.cursorSecret)),
+    exportDomains: exportRoute(deps),
     getDomain: lookupRoute(deps),
     listEvents: eventsRoute(deps, new EventCursorCodec(deps.cursorSecret)),
     ...alertRoutes(deps, alertActions),

@@ -73,6 +73,7 @@ describe('the OpenAPI document and the reference page', () => {
     const operations = Object.values(document.paths as Record<string, Record<string, Json>>).flatMap((methods) => Object.values(methods));
     expect(operations.map((operation) => operation.summary)).toEqual([
       'Search listed domains',
+      'Export every matching listing as CSV or JSON lines',
       'Look one listed domain up',
       'What changed: the change feed',
       'Create an alert',

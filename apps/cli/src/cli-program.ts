@@ -13,6 +13,7 @@ import { VERSION } from './version';
 const modules = {
   accounts: () => import('./commands/accounts'),
   alerts: () => import('./commands/alerts'),
+  export: () => import('./commands/export'),
   feedsCheck: () => import('./commands/feeds-check'),
   import: () => import('./commands/import'),
   keys: () => import('./commands/keys'),
@@ -346,6 +347,14 @@ export function buildProgram(): Command {
     .action(async () => (await modules.mcp()).mcpStdioCommand());
 
   program
+    .command('export')
+    .description('stream every listing a search matches, as CSV or JSON lines, from the API at DOMAIN_INDEX_URL with DOMAIN_INDEX_API_KEY (docs/cli.md)')
+    .addOption(new Option('--format <format>', 'csv or jsonl').choices(['csv', 'jsonl']).default('csv'))
+    .option('--query <query>', "a search's filters and sort as a query string, e.g. 'status=all&tld=ai&max_price=500'", '')
+    .option('-o, --output <file>', 'the file to write; - for stdout', '-')
+    .action(async (options: { format: 'csv' | 'jsonl'; query: string; output: string }) => (await modules.export()).exportCommand(options));
+
+  program
     .command('sources')
     .description('list the configured marketplaces and their last sync')
     .action(withConfig(async (config) => (await modules.sources()).sourcesCommand(config)));
@@ -363,7 +372,7 @@ class RanInOwner extends Error {}
  */
 function runsThroughOwner(action: Command): boolean {
   const path = commandPath(action);
-  if (path === 'serve' || path === 'migrate' || path === 'mcp' || path.startsWith('feeds ')) return false;
+  if (path === 'serve' || path === 'migrate' || path === 'mcp' || path === 'export' || path.startsWith('feeds ')) return false;
   if (path === 'sync') return action.opts<{ once?: boolean }>().once === true;
   return true;
 }

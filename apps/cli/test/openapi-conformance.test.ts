@@ -130,6 +130,10 @@ class FaultyReads implements ReadNodes {
   readPrimary<T>(kind: StatementKind, run: Parameters<ReadNodes['read']>[1]): Promise<T> {
     return this.read(kind, run);
   }
+  readLong<T>(kind: StatementKind, run: Parameters<ReadNodes['readLong']>[1]): Promise<T> {
+    if (this.fault?.kind === kind) return Promise.reject(failure(this.fault.as));
+    return this.inner.readLong(kind, run) as Promise<T>;
+  }
   pools() {
     return this.inner.pools();
   }
@@ -146,6 +150,12 @@ class FaultyLimiter implements RateLimiter {
     return this.down
       ? Promise.reject(new RateLimiterUnavailableError('made to fail by the test'))
       : this.inner.consume(...args);
+  }
+  reserve(...args: Parameters<RateLimiter['reserve']>) {
+    return this.down ? Promise.reject(new RateLimiterUnavailableError('made to fail by the test')) : this.inner.reserve(...args);
+  }
+  acquireSlot(...args: Parameters<RateLimiter['acquireSlot']>) {
+    return this.down ? Promise.reject(new RateLimiterUnavailableError('made to fail by the test')) : this.inner.acquireSlot(...args);
   }
   close() {
     return this.inner.close();
@@ -181,7 +191,7 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
   let operations: Operation[];
   let scratch: string;
   /** Keys: an account's on a roomy plan (alerts, digests), one allowed a single request, one allowed 2 alerts. */
-  const keys = { account: '', single: '', twoAlerts: '', leaked: '' };
+  const keys = { account: '', single: '', twoAlerts: '', leaked: '', capped: '' };
   /** `operationId status` of every answer that went through a proxy. */
   const answered = new Set<string>();
   const codes = new Set<ErrorCode>();
@@ -252,6 +262,8 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
     keys.leaked = (
       await createKey(test.database, { planId: 'conformance', name: 'leaked', environment: 'test' })
     ).key;
+    await test.database.db.insert(plans).values({ id: 'conformance-capped', requestsPerWindow: 1_000, windowSeconds: 3600, description: 'exports of one row', exportRowsMax: 1 });
+    keys.capped = (await createKey(test.database, { planId: 'conformance-capped', name: 'capped', environment: 'test' })).key;
 
     receiver = await startWebhookReceiver();
     deliveries = deliveryTask({
@@ -348,7 +360,8 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
     expect(response.headers.get('sl-violations'), what).toBeNull();
     expect(response.headers.get('content-type'), what).not.toMatch(/problem\+json/);
     expect(response.status, what).toBe(expectedStatus);
-    const body = JSON.parse(text) as Json;
+    // an export's 200 is CSV or JSON lines, checked by Prism against its media types
+    const body = (response.headers.get('content-type')?.startsWith('application/json') === false ? {} : JSON.parse(text)) as Json;
     const code = (body.error as { code?: ErrorCode } | undefined)?.code;
     expect(code, what).toBe(expectedCode);
     if (code !== undefined) codes.add(code);
@@ -417,6 +430,13 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
     await call({ path: '/api/v1/stats', key: 'dix_test_notakey' }, 401, 'invalid_api_key');
     await call({ path: '/api/v1/stats', key: keys.single }, 200);
     await call({ path: '/api/v1/stats', key: keys.single }, 429, 'rate_limited');
+  });
+
+  it("exports CSV and JSON lines, and refuses a bad format and an export over the plan's rows", async () => {
+    await call({ path: '/api/v1/exports/domains?format=csv&status=all' }, 200);
+    await call({ path: '/api/v1/exports/domains?format=jsonl&status=all&summary=true' }, 200);
+    await call({ via: 'lenient', path: '/api/v1/exports/domains?format=xlsx' }, 400, 'invalid_parameter');
+    await call({ path: '/api/v1/exports/domains?format=csv&status=all', key: keys.capped }, 403, 'export_too_large');
   });
 
   it('serves events of every type, pages of them and their errors', async () => {

@@ -21,6 +21,7 @@ import {
   eventListEnvelopeSchema,
   eventQuerySchema,
   eventSchema,
+  exportQuerySchema,
   EVENT_TYPES,
   listEnvelopeSchema,
   LISTING_STATUSES,
@@ -138,6 +139,12 @@ export interface Domain ${objectBody(domainSchema, '', false)}
 
 /** Parameters of a search. Every one is optional; see the API reference for each rule. */
 export interface SearchParams ${objectBody(unwrapObject(searchQuerySchema), '', true)}
+
+/**
+ * Parameters of an export: every filter and the sort of a search, and the format (\`csv\` or
+ * \`jsonl\`); no \`limit\` or \`cursor\`, since an export streams every matching row.
+ */
+export interface ExportParams ${objectBody(unwrapObject(exportQuerySchema), '', true)}
 
 /** One page of search results, as the API sends it. */
 export interface ListEnvelope ${typeOf(listEnvelopeSchema, '')}

@@ -8,6 +8,7 @@ import type {
   Domain,
   EventListEnvelope,
   EventParams,
+  ExportParams,
   ListEnvelope,
   LookupEnvelope,
   QueuedDelivery,
@@ -33,7 +34,8 @@ import { DomainIndexError } from './errors';
 import { EventPage } from './event-page';
 import { DomainPage, PagePromise, type ListOptions } from './pagination';
 import type { RateLimitInfo } from './rate-limit';
-import { getJson, requestJson, type RequestOptions, type TransportSettings } from './transport';
+import { getJson, getStream, requestJson, type RequestOptions, type TransportSettings } from './transport';
+import { parseExportLines } from './export-rows';
 import { watchEvents, type WatchOptions } from './watch';
 
 /** Options of a client. */
@@ -65,7 +67,7 @@ function environment(name: string): string | undefined {
 }
 
 /** Query string of search (or delivery log) parameters: numbers and booleans as plain text, absent ones left out. */
-function toQuery(params: (SearchParams & { cursor?: string }) | DeliveryParams | WatchedDomainParams): URLSearchParams {
+function toQuery(params: (SearchParams & { cursor?: string }) | DeliveryParams | WatchedDomainParams | ExportParams): URLSearchParams {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (value !== undefined && value !== null) query.set(name, String(value));
@@ -104,6 +106,20 @@ export class DomainIndex {
     list(params?: SearchParams, options?: ListOptions): PagePromise;
     /** One listed domain; throws NotFoundError when it is not currently listed. */
     get(domain: string, options?: RequestOptions): Promise<Domain>;
+    /**
+     * Every listing a search with these filters finds, in its order, as the export's bytes
+     * (`format`: `csv` or `jsonl`), decoded from gzip, as a web ReadableStream; for a Node
+     * Readable, `Readable.fromWeb(stream)` from `node:stream`. Errors before the first byte (429
+     * with the rows it would take, 403 export_too_large) are thrown; a CSV export that fails
+     * part-way errors the stream, a JSONL one ends with an error line.
+     */
+    export(params: ExportParams & { format: 'csv' | 'jsonl' }, options?: RequestOptions): Promise<ReadableStream<Uint8Array>>;
+    /**
+     * Every listing a search with these filters finds, parsed from a JSON-lines export as it
+     * arrives. Throws when the export failed part-way or was cut off: a loop that ends normally
+     * has seen every row.
+     */
+    exportRows(params?: Omit<ExportParams, 'format' | 'summary'>, options?: RequestOptions): AsyncGenerator<Domain, void, undefined>;
   };
   /** The change feed: what changed in the index, in commit order, filtered like a search. */
   readonly events: {
@@ -222,6 +238,7 @@ export class DomainIndex {
         this.latestRateLimit = info;
       },
     };
+    const settings = this.settings;
     const fetchPage = (params: SearchParams & { cursor?: string }, requestOptions: RequestOptions) =>
       getJson<ListEnvelope>(this.settings, '/domains', toQuery(params), requestOptions);
     this.domains = {
@@ -229,6 +246,15 @@ export class DomainIndex {
         new PagePromise(async () => new DomainPage(await fetchPage(params, listOptions), params, listOptions, fetchPage)),
       get: async (domain, requestOptions) =>
         (await getJson<LookupEnvelope>(this.settings, `/domains/${segment('domain', domain)}`, undefined, requestOptions)).data,
+      export: async (params, requestOptions) => {
+        const response = await getStream(this.settings, '/exports/domains', toQuery(params), requestOptions);
+        if (response.body === null) throw new DomainIndexError('the export has no body', { status: response.status, headers: response.headers });
+        return response.body;
+      },
+      exportRows: async function* (params = {}, requestOptions = {}) {
+        const response = await getStream(settings, '/exports/domains', toQuery({ ...params, format: 'jsonl', summary: true }), requestOptions);
+        yield* parseExportLines(response);
+      },
     };
     const fetchEvents = (params: EventParams, requestOptions: RequestOptions) =>
       getJson<EventListEnvelope>(this.settings, '/events', toEventQuery(params), requestOptions);

@@ -107,7 +107,8 @@ export class ConflictError extends DomainIndexError {
 
 /**
  * 403: the key may not do this. `alert_limit_reached`: the key's plan allows no more alerts
- * (free 2, pro 50); delete one or move to a plan with more. Never retried.
+ * (free 2, pro 50); delete one or move to a plan with more. `export_too_large`: an export would
+ * stream more rows than the plan allows in one (free 10,000); narrow the filters. Never retried.
  */
 export class PermissionDeniedError extends DomainIndexError {
   static override readonly kind: string = 'PermissionDeniedError';

@@ -32,6 +32,7 @@ export type {
   EventListEnvelope,
   EventParams,
   EventType,
+  ExportParams,
   ListEnvelope,
   LookupEnvelope,
   QueuedDelivery,

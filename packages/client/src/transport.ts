@@ -177,3 +177,56 @@ export async function requestJson<T>(settings: TransportSettings, request: ApiRe
 export function getJson<T>(settings: TransportSettings, path: string, query: URLSearchParams | undefined, options: RequestOptions = {}): Promise<T> {
   return requestJson<T>(settings, { method: 'GET', path, query }, options);
 }
+
+/**
+ * GETs a streamed body (an export): retried like any GET until the answer starts (429, 5xx, a
+ * failed connection), then handed over as it arrives, gzip already decoded by fetch. `timeout`
+ * bounds the wait for the answer to start, not the stream; `signal` cancels both.
+ */
+export async function getStream(settings: TransportSettings, path: string, query: URLSearchParams, options: RequestOptions = {}): Promise<Response> {
+  const url = `${settings.baseUrl}/api/v1${path}?${query.toString()}`;
+  const maxRetries = options.maxRetries ?? settings.maxRetries;
+  const timeout = options.timeout ?? settings.timeout;
+  const headers = { Authorization: `Bearer ${settings.apiKey}`, 'Accept-Encoding': 'gzip' };
+  for (let attempt = 0; ; attempt += 1) {
+    if (options.signal?.aborted) throw abortedBy(options.signal);
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeout);
+    const forwardAbort = () => controller.abort();
+    options.signal?.addEventListener('abort', forwardAbort, { once: true });
+    let failure: DomainIndexError;
+    try {
+      const response = await settings.fetch(url, { method: 'GET', headers, signal: controller.signal });
+      clearTimeout(timer);
+      const rateLimit = readRateLimit(response.headers);
+      if (rateLimit !== undefined) settings.onRateLimit(rateLimit);
+      if (response.ok) return response;
+      options.signal?.removeEventListener('abort', forwardAbort);
+      let answer: unknown;
+      try {
+        answer = await response.json();
+      } catch {
+        answer = undefined;
+      }
+      failure = errorFromResponse(response.status, answer, response.headers);
+      if (!(response.status === 429 || response.status >= 500) || attempt >= maxRetries) throw failure;
+      const retryAfter = parseRetryAfter(response.headers);
+      if (retryAfter !== undefined && retryAfter > settings.maxRetryAfter) throw failure;
+      await sleep(retryAfter === undefined ? backoffMs(attempt) : retryAfter * 1000, options.signal);
+    } catch (error) {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', forwardAbort);
+      if (error instanceof DomainIndexError && !(error instanceof ConnectionError)) throw error;
+      if (options.signal?.aborted) throw abortedBy(options.signal);
+      failure = timedOut
+        ? new TimeoutError(`no response within ${timeout} ms`, { cause: error })
+        : new ConnectionError(`could not reach ${settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      if (attempt >= maxRetries) throw failure;
+      await sleep(backoffMs(attempt), options.signal);
+    }
+  }
+}

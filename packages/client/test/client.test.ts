@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AbortError,
@@ -102,6 +104,31 @@ describe('the client against a live API', () => {
     await expect(walk).rejects.toBeInstanceOf(AbortError);
     expect(seen).toBe(10);
     expect(counter.count()).toBe(1);
+  });
+
+  it('exports every row of a search as a stream and as parsed rows, in the search order', async () => {
+    const params = { status: 'all', tld: 'com', max_length: 7, sort: 'current_bid' } as const;
+    const walked: Domain[] = [];
+    for await (const domain of client.domains.list({ ...params, limit: 200 }, { maxItems: 5_000 })) walked.push(domain);
+    expect(walked.length).toBeGreaterThan(50);
+    const rows: Domain[] = [];
+    for await (const domain of client.domains.exportRows(params)) rows.push(domain);
+    expect(rows).toEqual(walked);
+    const csv = await new Response(await client.domains.export({ ...params, format: 'csv' })).text();
+    const lines = csv.split('\r\n');
+    expect(lines[0]!.startsWith('domain_name,tld,status,source,')).toBe(true);
+    expect(lines.at(-1)).toBe('');
+    expect(lines.length - 2).toBe(walked.length);
+    // a Node Readable, for pipeline() into a file
+    const chunks: Buffer[] = [];
+    for await (const chunk of Readable.fromWeb((await client.domains.export({ ...params, format: 'jsonl' })) as NodeReadableStream<Uint8Array>)) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString('utf8').split('\n').length - 1).toBe(walked.length);
+  });
+
+  it('types a bad export parameter as an invalid request naming it', async () => {
+    const error = await client.domains.export({ format: 'xlsx' as 'csv' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error).toMatchObject({ code: 'invalid_parameter', param: 'format' });
   });
 
   it('looks one domain up, and types the not-found and invalid answers', async () => {

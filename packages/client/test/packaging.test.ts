@@ -297,7 +297,7 @@ export const fromEnvironment = new DomainIndex({ apiKey: process.env.DOMAIN_INDE
     const samples = Object.values(document.paths as Record<string, Record<string, { operationId: string; 'x-codeSamples': { label: string; source: string }[] }>>).flatMap((methods) =>
       Object.values(methods).map((operation) => ({ id: operation.operationId, source: operation['x-codeSamples'].find((sample) => sample.label === 'TypeScript client')!.source })),
     );
-    expect(samples).toHaveLength(22);
+    expect(samples).toHaveLength(23);
     const client = new DomainIndex({ apiKey: api.apiKey, baseUrl: api.baseUrl });
     /** A fresh alert of the key, webhooked to the receiver, with one message queued. */
     const freshAlert = async () => {

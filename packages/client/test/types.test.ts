@@ -53,7 +53,7 @@ describe('types generated from the contract', () => {
     expectTypeOf<client.AuthenticationError['code']>().toEqualTypeOf<'missing_api_key' | 'invalid_authorization_header' | 'invalid_api_key'>();
     expectTypeOf<client.AbortError['code']>().toEqualTypeOf<undefined>();
     expectTypeOf<client.CursorExpiredError['code']>().toEqualTypeOf<'cursor_expired'>();
-    expectTypeOf<client.PermissionDeniedError['code']>().toEqualTypeOf<'alert_limit_reached' | 'watch_limit_reached'>();
+    expectTypeOf<client.PermissionDeniedError['code']>().toEqualTypeOf<'alert_limit_reached' | 'watch_limit_reached' | 'export_too_large'>();
     expectTypeOf<client.ConflictError['code']>().toEqualTypeOf<'watchlist_in_use'>();
     expectTypeOf<client.NotFoundError['code']>().toEqualTypeOf<'domain_not_found' | 'alert_not_found' | 'delivery_not_found' | 'watchlist_not_found' | 'not_found'>();
     // instanceof narrows (through the classes' Symbol.hasInstance)

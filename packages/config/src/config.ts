@@ -78,6 +78,7 @@ const envSchema = z.object({
     .optional(),
   COUNT_BUDGET_MS: wholeNumber(1, 60_000).default('100'),
   QUERY_TIMEOUT_MS: wholeNumber(100, 600_000).default('10000'),
+  EXPORT_TIMEOUT_MS: wholeNumber(1_000, 86_400_000).default('1800000'),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default('10000'),
   SHUTDOWN_DELAY_MS: wholeNumber(0, 600_000).optional(),
   KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('65000'),
@@ -219,6 +220,8 @@ export interface Config {
   countBudgetMs: number;
   /** Longest a search query may run before it is cancelled (503 query_failed). */
   queryTimeoutMs: number;
+  /** Longest one export may stream, its snapshot's statements included, before it is cancelled. */
+  exportTimeoutMs: number;
   /** Longest a graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
   /**
@@ -399,6 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: e.SMTP_URL === undefined || e.SMTP_FROM === undefined ? undefined : { smtp: e.SMTP_URL, from: e.SMTP_FROM },
     countBudgetMs: e.COUNT_BUDGET_MS,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    exportTimeoutMs: e.EXPORT_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS ?? (e.DATABASE_URL === undefined ? 0 : 5_000),
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,

@@ -29,6 +29,7 @@ import {
   watchlistSchema,
 } from './watchlists';
 import { noParamsSchema, searchQuerySchema } from './search-params';
+import { exportQuerySchema } from './exports';
 import { PATH_PREFIX } from './texts';
 
 const c = initContract();
@@ -58,6 +59,15 @@ export const contract = c.router(
       summary: 'Search listed domains',
       description:
         'Filters, sorting and keyset-cursor paging over the listings that have not ended. Without `status`, only running auctions.',
+    },
+    exportDomains: {
+      method: 'GET',
+      path: '/exports/domains',
+      query: exportQuerySchema,
+      responses: { 200: c.otherResponse({ contentType: 'text/csv', body: z.string() }) },
+      summary: 'Export every matching listing as CSV or JSON lines',
+      description:
+        'Streams every listing a search with the same filters would find, in its order, from one consistent snapshot: `format=csv` (a header row of the domain fields, RFC 4180, UTF-8 without BOM, empty for null) or `format=jsonl` (one domain object a line; `summary=true` adds a last line with the row count). No `limit`, no `cursor`. gzip when the request accepts it. `HEAD` answers the exact row count in `X-Total-Count` without streaming. Costs one request of the hourly allowance per started 1,000 rows, checked before the first row (429 when it would not fit); a plan may cap the rows of one export (403 export_too_large); at most 2 exports per key at once (429). An export that fails part-way ends with an error line (JSONL) or an aborted response (CSV), never a short file that looks complete.',
     },
     getDomain: {
       method: 'GET',

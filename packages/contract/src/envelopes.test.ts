@@ -108,7 +108,7 @@ describe('envelopes', () => {
 });
 
 describe('error codes', () => {
-  it('is the closed list of the spec plus not_found, method_not_allowed, internal_error and those of the change feed, alerts and watchlists', () => {
+  it('is the closed list of the spec plus not_found, method_not_allowed, internal_error and those of the change feed, alerts, watchlists and exports', () => {
     expect([...ERROR_CODES].sort()).toEqual(
       [
         'api_key_in_query', 'invalid_parameter', 'unknown_parameter', 'invalid_domain',
@@ -116,7 +116,7 @@ describe('error codes', () => {
         'rate_limited', 'key_lookup_unavailable', 'plan_lookup_unavailable', 'rate_limit_unavailable',
         'query_failed', 'not_found', 'method_not_allowed', 'internal_error',
         'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached',
-        'watchlist_not_found', 'watch_limit_reached', 'watchlist_in_use', 'refresh_limit_reached',
+        'watchlist_not_found', 'watch_limit_reached', 'watchlist_in_use', 'refresh_limit_reached', 'export_too_large',
       ].sort(),
     );
     expect([ERROR_STATUS.watchlist_not_found, ERROR_STATUS.watch_limit_reached, ERROR_STATUS.watchlist_in_use, ERROR_STATUS.refresh_limit_reached]).toEqual([404, 403, 409, 429]);

@@ -7,7 +7,8 @@ import { z } from 'zod';
  * `delivery_not_found` and `alert_limit_reached` (the plan's number of alerts), and the watchlists'
  * `watchlist_not_found`, `watch_limit_reached` (the plan's number of watched names),
  * `watchlist_in_use` (an alert delivers its events) and `refresh_limit_reached` (the key's
- * registration checks an hour); a client must
+ * registration checks an hour), and the exports'
+ * `export_too_large` (more rows than the plan lets one export stream); a client must
  * handle exactly these.
  */
 export const ERROR_STATUS = {
@@ -26,6 +27,7 @@ export const ERROR_STATUS = {
   watch_limit_reached: 403,
   watchlist_in_use: 409,
   refresh_limit_reached: 429,
+  export_too_large: 403,
   not_found: 404,
   method_not_allowed: 405,
   cursor_expired: 410,

@@ -4,6 +4,7 @@ export * from './domain';
 export * from './envelopes';
 export * from './errors';
 export * from './events';
+export * from './exports';
 export * from './query-errors';
 export * from './search-params';
 export * from './texts';

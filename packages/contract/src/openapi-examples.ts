@@ -186,6 +186,10 @@ export const ERROR_EXAMPLES: { readonly [Code in ErrorCode]: ApiErrorBody & { co
     code: 'refresh_limit_reached',
     message: 'your plan (free) allows 20 registration checks an hour and you have used them; the next is possible in 1,204 s (the stored registration is returned without refresh=true)',
   },
+  export_too_large: {
+    code: 'export_too_large',
+    message: 'this export would stream 48210 rows and your plan (free) allows 10000 per export: narrow the filters, or move to a plan with more',
+  },
   domain_not_found: {
     code: 'domain_not_found',
     message: 'cloudkitchen.net is not currently listed on any supported marketplace',

@@ -13,6 +13,7 @@ import {
 /** The groups of operations on /docs, with what each is for. */
 export const OPENAPI_TAGS = {
   Domains: 'Search the listed domains and look one up.',
+  Exports: 'Every listing a search matches, streamed in one response as CSV or JSON lines.',
   Events: 'What changed: listings added, updated, removed, ending soon and ended, in commit order, filtered like a search.',
   Alerts: 'Saved change-feed queries delivered by signed webhooks and email digests: the one resource a customer writes.',
   Names: 'Everything known of one name, listed or not: its listings on every marketplace, its registration from RDAP, its history.',
@@ -34,6 +35,14 @@ export interface OperationDocs {
   errorExamples?: { readonly [Code in ErrorCode]?: ApiErrorBody & { code: Code } };
   /** Examples of this operation's own parameters; others come from openapi-examples.ts. */
   parameterExamples?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * A success body that is not JSON (an export): its media types, each with an example, in place
+   * of the JSON schema's; and headers of that response beyond the common ones.
+   */
+  okMedia?: Readonly<Record<string, { example: string; description: string }>>;
+  okHeaders?: Readonly<Record<string, { description: string; example: string | number }>>;
+  /** Parameters every query of the operation needs: each parameter's example is valid with these. */
+  requiredQuery?: Readonly<Record<string, string>>;
   /** The query of the curl sample, as sent. */
   sampleQuery?: Readonly<Record<string, string>>;
   /** The JSON body of the curl sample and the request body's example; the TypeScript sample sends the same. */
@@ -69,6 +78,55 @@ console.log(page.total.value, page.data.map((domain) => domain.domain_name));
 for await (const domain of client.domains.list({ search: 'cloud', status: 'all' }, { maxItems: 500 })) {
   console.log(domain.domain_name, domain.current_bid);
 }
+`,
+  },
+  exportDomains: {
+    tag: 'Exports',
+    ok: 'Every matching listing, streamed',
+    errors: ['export_too_large'],
+    parameterExamples: { format: 'csv', summary: true },
+    requiredQuery: { format: 'jsonl' },
+    errorExamples: {
+      invalid_parameter: { code: 'invalid_parameter', message: 'format must be one of csv, jsonl', param: 'format' },
+      rate_limited: {
+        code: 'rate_limited',
+        message: 'this export would stream 48210 rows, which costs 49 requests (one per started 1000 rows); this key has 12 left in the current window; retry after 1260 s, or narrow the filters',
+      },
+    },
+    okMedia: {
+      'text/csv': {
+        description: 'format=csv: a header row of the 35 domain fields in order, then one row per listing; RFC 4180 quoting, CRLF line ends, UTF-8 without BOM, an empty field for null',
+        example: 'domain_name,tld,status,source,length,...\r\ncloudkitchen.com,com,auction,bidhaus,12,...\r\n',
+      },
+      'application/x-ndjson': {
+        description: 'format=jsonl: one domain object a line, the bytes a search answers it with; with summary=true a last line {"object":"export_summary","rows":N}; a failure part-way ends the body with an error envelope on a line of its own',
+        example: '{"domain_name":"cloudkitchen.com","tld":"com",...}\n{"object":"export_summary","rows":1}\n',
+      },
+    },
+    okHeaders: {
+      'Content-Disposition': { description: 'Always an attachment, named for the format and the time of the snapshot', example: 'attachment; filename="domains-20261121T120000Z.csv"' },
+      'X-Total-Count': { description: 'HEAD only: the exact number of rows a GET with these parameters would stream now, counted in one snapshot', example: 48210 },
+      'X-Export-Cost': { description: 'Requests of the hourly allowance this export took: one per started 1,000 rows', example: 49 },
+    },
+    sampleQuery: { format: 'csv', status: 'all', tld: 'ai', max_price: '500' },
+    client: (serverUrl) => `import { DomainIndex } from '@domain-index/client';
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+${newClient(serverUrl)}
+
+// A CSV file of every .ai name under $500, streamed straight to disk
+const body = await client.domains.export({ status: 'all', tld: 'ai', max_price: 500, format: 'csv' });
+await pipeline(Readable.fromWeb(body), createWriteStream('ai-under-500.csv'));
+
+// Or every row as an object, parsed from JSON lines as it arrives
+let rows = 0;
+for await (const domain of client.domains.exportRows({ status: 'all', tld: 'ai', max_price: 500 })) {
+  rows += 1;
+  if (rows <= 3) console.log(domain.domain_name, domain.current_bid);
+}
+console.log(\`\${rows} rows\`);
 `,
   },
   getDomain: {

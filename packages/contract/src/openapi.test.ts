@@ -3,9 +3,9 @@ import type { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { contract } from './contract';
 import { errorEnvelopeSchema, ERROR_CODES, ERROR_STATUS, type ErrorCode } from './errors';
+import { OPENAPI_OPERATIONS } from './openapi-operations';
 import { openApiDocument } from './openapi';
 import { OPENAPI_COMPONENTS } from './openapi-components';
-import { OPENAPI_OPERATIONS } from './openapi-operations';
 import { visitObjects, type Json } from './openapi-refs';
 
 const document = openApiDocument({ serverUrl: 'https://api.domains.test/' });
@@ -52,12 +52,16 @@ describe('the OpenAPI document', () => {
       operations.map(({ operation }) => {
         const [status] = successOf(operation);
         expect(successOf(operation), operation.operationId).toHaveLength(1);
+        const content = operation.responses[status!]!.content as Record<string, Json>;
+        // a streamed body is named by its media types, not a schema
+        if (content['application/json'] === undefined) return [operation.operationId, `${status!} ${Object.keys(content).join(', ')}`];
         return [operation.operationId, `${status!} ${String((media(operation.responses[status!]!).schema as Json).$ref)}`];
       }),
     );
     const ref = '#/components/schemas/';
     expect(success).toEqual({
       searchDomains: `200 ${ref}ListEnvelope`,
+      exportDomains: '200 text/csv, application/x-ndjson',
       getDomain: `200 ${ref}LookupEnvelope`,
       listEvents: `200 ${ref}EventListEnvelope`,
       createAlert: `201 ${ref}AlertWithSecret`,
@@ -167,6 +171,7 @@ describe('the OpenAPI document', () => {
         ).toBeDefined();
         if (parameter.in !== 'query') continue;
         const parsed = route(operation.operationId).query!.safeParse({
+          ...OPENAPI_OPERATIONS[operation.operationId].requiredQuery,
           [parameter.name as string]: String(parameter.example),
         });
         expect(parsed.success, `${operation.operationId}: ${String(parameter.name)}=${String(parameter.example)}`).toBe(true);
@@ -196,6 +201,11 @@ describe('the OpenAPI document', () => {
         expect(() => bodySchema!.parse(example) as unknown, operation.operationId).not.toThrow();
       }
       for (const [status, response] of Object.entries(operation.responses)) {
+        const streamed = (response.content as Record<string, Json>)['application/json'] === undefined;
+        if (Number(status) < 400 && streamed) {
+          for (const [type, content] of Object.entries(response.content as Record<string, Json>)) expect(typeof content.example, `${operation.operationId} ${type}`).toBe('string');
+          continue;
+        }
         const body = media(response);
         if (Number(status) < 400) {
           expect(body.example, operation.operationId).toBeDefined();
@@ -221,7 +231,7 @@ describe('the OpenAPI document', () => {
   });
 
   it("lists under each operation the error codes it can answer: the general ones everywhere, the resource's own only where they apply", () => {
-    const general = (status: number) => ERROR_CODES.filter((code) => ERROR_STATUS[code] === status && !['invalid_domain', 'domain_not_found', 'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached', 'watchlist_not_found', 'watch_limit_reached', 'watchlist_in_use', 'refresh_limit_reached'].includes(code));
+    const general = (status: number) => ERROR_CODES.filter((code) => ERROR_STATUS[code] === status && !['invalid_domain', 'domain_not_found', 'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached', 'watchlist_not_found', 'watch_limit_reached', 'watchlist_in_use', 'refresh_limit_reached', 'export_too_large'].includes(code));
     for (const { operation } of operations) {
       for (const status of [400, 401, 405, 429, 500, 503]) {
         const own =
@@ -240,6 +250,7 @@ describe('the OpenAPI document', () => {
     const onWatchlist = ['watchlist_not_found', 'not_found'];
     expect(notFound).toEqual({
       searchDomains: ['not_found'],
+      exportDomains: ['not_found'],
       getDomain: ['domain_not_found', 'not_found'],
       listEvents: onWatchlist,
       createAlert: ['not_found'],
@@ -264,8 +275,9 @@ describe('the OpenAPI document', () => {
     });
     // a status none of an operation's codes has is not listed at all
     const withStatus = (status: number) => operations.filter(({ operation }) => operation.responses[String(status)] !== undefined).map(({ operation }) => operation.operationId);
-    expect(withStatus(403)).toEqual(['createAlert', 'createWatchlist', 'addWatchedDomains']);
+    expect(withStatus(403)).toEqual(['exportDomains', 'createAlert', 'createWatchlist', 'addWatchedDomains']);
     expect(codesUnder('createAlert', 403)).toEqual(['alert_limit_reached']);
+    expect(codesUnder('exportDomains', 403)).toEqual(['export_too_large']);
     expect(codesUnder('addWatchedDomains', 403)).toEqual(['watch_limit_reached']);
     expect(withStatus(409)).toEqual(['deleteWatchlist']);
     expect(codesUnder('deleteWatchlist', 409)).toEqual(['watchlist_in_use']);
@@ -295,6 +307,7 @@ describe('the OpenAPI document', () => {
     const tags = (document.tags as Json[]).map((tag) => tag.name);
     expect(operations.map(({ operation }) => operation.operationId)).toEqual([
       'searchDomains',
+      'exportDomains',
       'getDomain',
       'listEvents',
       'createAlert',
@@ -317,13 +330,13 @@ describe('the OpenAPI document', () => {
       'removeWatchedDomain',
       'getStats',
     ]);
-    expect(operations.map(({ method }) => method)).toEqual(['get', 'get', 'get', 'post', 'get', 'get', 'patch', 'delete', 'post', 'get', 'post', 'post', 'get', 'post', 'get', 'get', 'patch', 'delete', 'post', 'get', 'delete', 'get']);
+    expect(operations.map(({ method }) => method)).toEqual(['get', 'get', 'get', 'get', 'post', 'get', 'get', 'patch', 'delete', 'post', 'get', 'post', 'post', 'get', 'post', 'get', 'get', 'patch', 'delete', 'post', 'get', 'delete', 'get']);
     for (const { operation } of operations) {
       expect(operation.tags).toHaveLength(1);
       expect(tags).toContain((operation.tags as string[])[0]);
     }
     // every tag has its operations
-    expect(tags).toEqual(['Domains', 'Events', 'Alerts', 'Names', 'Watchlists', 'Statistics']);
+    expect(tags).toEqual(['Domains', 'Exports', 'Events', 'Alerts', 'Names', 'Watchlists', 'Statistics']);
     expect(new Set(operations.map(({ operation }) => (operation.tags as string[])[0]))).toEqual(new Set(tags));
     expect(operation('listEvents').tags).toEqual(['Events']);
     expect(operation('rotateAlertSecret').tags).toEqual(['Alerts']);

@@ -60,6 +60,7 @@ const AFTER_RATE_LIMIT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'watch_limit_reached',
   'watchlist_in_use',
   'refresh_limit_reached',
+  'export_too_large',
   'query_failed',
   'internal_error',
 ]);
@@ -245,6 +246,15 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
         const status = Number(statusText);
         const statusCodes = status < 400 ? undefined : codes.filter((code) => ERROR_STATUS[code] === status);
         response.headers = { ...REQUEST_ID, ...rateLimitHeadersFor(statusCodes), ...(status === 429 || status >= 500 ? RETRY_AFTER : {}), ...(docs.tag === 'Alerts' ? NO_STORE : {}) };
+        if (statusCodes === undefined && docs.okMedia !== undefined) {
+          // a streamed body (an export): its media types and examples, not a JSON schema
+          response.description = docs.ok;
+          response.headers = { ...(response.headers as Json), ...Object.fromEntries(Object.entries(docs.okHeaders ?? {}).map(([name, value]) => [name, header(value.description, value.example)])) };
+          response.content = Object.fromEntries(
+            Object.entries(docs.okMedia).map(([type, media]) => [type, { schema: { type: 'string', description: media.description }, example: media.example }]),
+          );
+          continue;
+        }
         const media = (response.content as Record<string, Json>)['application/json']!;
         media.schema = referToComponents(media.schema, named);
         if (statusCodes === undefined) {

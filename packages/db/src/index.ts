@@ -10,6 +10,7 @@ export * from './pooler-errors';
 export * from './prerendered';
 export * from './rows';
 export * from './schema';
+export * from './snapshot-reader';
 // The query builders come from here, so every package uses the one drizzle-orm this package resolves.
 export * from 'drizzle-orm/sql';
 export * from './sort-keys';

@@ -13,6 +13,8 @@ export interface Plan {
   watchLimit: number;
   /** Registration checks (`?refresh=true`) a key may ask for an hour. */
   rdapRefreshesPerHour: number;
+  /** Rows one export may stream; null for no cap beyond the hourly allowance. */
+  exportRowsMax: number | null;
 }
 
 /** Plans change rarely; every instance re-reads them at most this often. */
@@ -52,7 +54,7 @@ export class PlanCache {
       try {
         const load = (database: Database) => database.db.select().from(plans);
         const rows = from === 'primary' ? await this.reads.readPrimary('plans', load) : await this.reads.read('plans', load);
-        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit, watchLimit: row.watchLimit, rdapRefreshesPerHour: row.rdapRefreshesPerHour }]));
+        this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit, watchLimit: row.watchLimit, rdapRefreshesPerHour: row.rdapRefreshesPerHour, exportRowsMax: row.exportRowsMax }]));
         this.loadedAt = now;
       } finally {
         this.loading = undefined;

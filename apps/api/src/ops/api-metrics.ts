@@ -18,6 +18,7 @@ export const STATEMENT_KINDS = [
   'plans',
   'stats',
   'events_page',
+  'export',
   'usage_flush',
   'request_log_flush',
   'request_log_prune',
@@ -64,6 +65,8 @@ export class ApiMetrics {
   readonly replicaStaleness: Gauge<'node'>;
   /** Requests left out of the request log because its buffer was full (the database slow or away). */
   readonly requestLogDropped: Counter;
+  /** Rows exports fetched from their cursors, by format. */
+  readonly exportRows: Counter<'format'>;
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
@@ -97,6 +100,12 @@ export class ApiMetrics {
       name: 'domain_index_db_query_errors_total',
       help: 'Failed database calls, by statement kind, node and failure: unavailable (retry may help) or defect (the statement was refused).',
       labelNames: ['kind', 'node', 'failure'],
+      registers,
+    });
+    this.exportRows = new Counter({
+      name: 'domain_index_export_rows_total',
+      help: 'Rows exports fetched from their database cursors, by format (csv or jsonl).',
+      labelNames: ['format'],
       registers,
     });
     this.searchTotals = new Counter({

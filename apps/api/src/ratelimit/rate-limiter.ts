@@ -20,6 +20,17 @@ export interface RateLimitPolicy {
  */
 export interface RateLimiter {
   consume(keyId: string, policy: RateLimitPolicy, now: Date): Promise<RateLimitDecision>;
+  /**
+   * Counts `cost` more requests in the key's current window only if all of them fit; when they
+   * do not, nothing is counted and the decision says how many remain (an export's cost).
+   */
+  reserve(keyId: string, policy: RateLimitPolicy, now: Date, cost: number): Promise<RateLimitDecision>;
+  /**
+   * Takes one of `max` slots named `name` (a key's running exports), held until the returned
+   * release is called; undefined when all are taken. A slot of a process that died is freed
+   * after `leaseMs` (the holder renews it while it runs).
+   */
+  acquireSlot(name: string, max: number, leaseMs: number): Promise<(() => Promise<void>) | undefined>;
   close(): Promise<void>;
 }
 

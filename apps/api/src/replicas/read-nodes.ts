@@ -13,6 +13,12 @@ export interface ReadNodes {
   /** Whether reads may come from a replica, so a row written a moment ago may not be there yet. */
   readonly replicated: boolean;
   read<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T>;
+  /**
+   * A read that holds its connection for long (an export's cursor): on a replica when one is
+   * usable, never cut short by the replica read timeout and never retried once started (rows
+   * may have been sent). It bounds itself.
+   */
+  readLong<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T>;
   /** A read that must see every committed write: on the primary, timed like the others. */
   readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T>;
   /** Every node's pool, named as the metrics name the node: for the pool gauges. */
@@ -37,6 +43,10 @@ export class PrimaryReads implements ReadNodes {
   }
 
   readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
+    return this.read(kind, run);
+  }
+
+  readLong<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
     return this.read(kind, run);
   }
 

@@ -170,6 +170,17 @@ export class ReplicaRouter implements ReadNodes {
     return this.metrics.timeQuery(kind, 'primary', () => run(this.primary));
   }
 
+  async readLong<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
+    const node = this.pick(undefined);
+    const { replica } = node;
+    if (replica !== undefined) replica.inFlight += 1;
+    try {
+      return await this.metrics.timeQuery(kind, node.name, () => run(node.database));
+    } finally {
+      if (replica !== undefined) replica.inFlight -= 1;
+    }
+  }
+
   pools(): NamedPool[] {
     return [{ node: 'primary', database: this.primary }, ...this.replicas.map((replica) => ({ node: replica.name, database: replica.database }))];
   }

@@ -1,4 +1,4 @@
-import { KEY_LIKE_PARAMS, searchQuerySchema } from '@domain-index/contract';
+import { exportQuerySchema, KEY_LIKE_PARAMS, searchQuerySchema } from '@domain-index/contract';
 import { hasKeyLikeValue } from '../http/keys-in-url';
 
 /** What a secret, or anything that might be one, is replaced with. */
@@ -6,7 +6,7 @@ export const REDACTED = '[redacted]';
 /** The most of a path and query kept: enough for any request the API answers. */
 const PATH_MAX = 1_024;
 /** The parameters the API knows: their values are shown when they are plain. */
-const KNOWN_PARAMS = new Set(Object.keys(searchQuerySchema.innerType().shape));
+const KNOWN_PARAMS = new Set([...Object.keys(searchQuerySchema.innerType().shape), ...Object.keys(exportQuerySchema.innerType().shape)]);
 const KEY_PARAMS = new Set<string>(KEY_LIKE_PARAMS);
 /**
  * A run of token characters long enough to be a secret: a session or link token (43), a hash,

@@ -138,6 +138,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       sources,
       countBudgetMs: config.countBudgetMs,
       queryTimeoutMs: config.queryTimeoutMs,
+      exportTimeoutMs: config.exportTimeoutMs,
       eventRetentionDays: config.eventRetentionDays,
       alerts: { allowList: config.webhookAllowList, digestsAvailable: mailer !== undefined },
       cursorSecret: await loadCursorSecret(database),

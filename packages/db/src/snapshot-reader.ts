@@ -1,0 +1,128 @@
+import type postgres from 'postgres';
+import type { Database, RenderedStatement } from './database';
+import { withoutDeadline } from './deadline';
+
+/** What runs inside one snapshot: counts and a cursor over the same committed state. */
+export interface Snapshot {
+  /** Runs a statement whose first column of the first row is a number (a count). */
+  count(statement: RenderedStatement): Promise<number>;
+  /**
+   * The rows of a statement in pages of at most `pageSize`, as arrays in select order, fetched
+   * from a cursor one page at a time: the next page is fetched only when the loop asks for it,
+   * so a consumer that waits (a slow socket) holds one page, and the database holds the rest.
+   */
+  pages(statement: RenderedStatement, pageSize: number): AsyncIterable<unknown[][]>;
+}
+
+/** Options of {@link inSnapshot}. */
+export interface SnapshotOptions {
+  /** The statements' own timeout inside the transaction (SET LOCAL statement_timeout); PostgreSQL only. */
+  statementTimeoutMs: number;
+  /** Aborting it cancels the statement running (PostgreSQL) and ends the transaction. */
+  signal: AbortSignal;
+}
+
+/** SQLSTATE PostgreSQL answers a cancelled statement with. */
+const QUERY_CANCELED = '57014';
+
+/** The reason an aborted snapshot gives: the signal's, else a cancellation. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : Object.assign(new Error('the read was cancelled'), { code: QUERY_CANCELED });
+}
+
+/**
+ * Runs `work` in one `REPEATABLE READ READ ONLY` transaction: every statement it sends sees the
+ * same snapshot, so a count taken first and the rows streamed after agree even while the table
+ * is rewritten. The transaction ends (rolled back: it wrote nothing) when `work` settles, or at
+ * once when `signal` aborts.
+ *
+ * PostgreSQL: a postgres.js cursor (an unnamed portal fetched `pageSize` rows at a time, the
+ * connection held for the whole read). PGlite has no cursor API: DECLARE and FETCH in a
+ * transaction do the same; PGlite runs one statement at a time, so the embedded database waits
+ * for the transaction, as every query of it waits for the one before.
+ */
+export async function inSnapshot<T>(database: Database, options: SnapshotOptions, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  if (options.signal.aborted) throw abortReason(options.signal);
+  if (database.driver.kind === 'postgres') return inPostgresSnapshot(database.driver.client, options, work);
+  return inPgliteSnapshot(database.driver.client, options, work);
+}
+
+async function inPostgresSnapshot<T>(client: postgres.Sql, options: SnapshotOptions, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  const result = await client.begin('isolation level repeatable read read only', async (tx) => {
+    // SET LOCAL: per transaction, safe through a transaction-mode pooler
+    await tx.unsafe(`set local statement_timeout = ${Math.max(1, Math.round(options.statementTimeoutMs))}`);
+    const snapshot: Snapshot = {
+      count: async (statement) => {
+        const [row] = await tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values();
+        return Number(row?.[0] ?? 0);
+      },
+      pages: (statement, pageSize) => postgresPages(tx, statement, pageSize, options.signal),
+    };
+    return [await work(snapshot)] as const;
+  });
+  return result[0];
+}
+
+/**
+ * The pages of a postgres.js cursor. Its queries are made outside any request deadline: the
+ * driver's cursor replaces the promise callbacks a deadline wraps (bounded-client.ts), so the
+ * export bounds itself (its statement timeout, and the caller's abort on its own timer).
+ */
+async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedStatement, pageSize: number, signal: AbortSignal): AsyncGenerator<unknown[][]> {
+  const query = withoutDeadline(() => tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values());
+  // a fetch in flight (a sort of millions of rows before the first) is cancelled on the server
+  // through its canceller, as bounded-client.ts does: `cancel()` drops the promise of a
+  // CancelRequest, which rejects unhandled when the server cannot be reached
+  const driverQuery = query as unknown as { canceller: ((query: unknown) => Promise<unknown>) | null };
+  const cancel = () => {
+    const { canceller } = driverQuery;
+    driverQuery.canceller = null;
+    canceller?.(query).catch(() => undefined);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    for await (const rows of query.cursor(pageSize)) {
+      if (signal.aborted) throw abortReason(signal);
+      yield rows;
+    }
+    if (signal.aborted) throw abortReason(signal);
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+type PgliteClient = Extract<Database['driver'], { kind: 'pglite' }>['client'];
+
+async function inPgliteSnapshot<T>(client: PgliteClient, options: SnapshotOptions, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  return client.transaction(async (tx) => {
+    await tx.exec('set transaction isolation level repeatable read, read only');
+    let cursors = 0;
+    const snapshot: Snapshot = {
+      count: async (statement) => {
+        const { rows } = await tx.query<unknown[]>(statement.sql, statement.params, { rowMode: 'array' });
+        return Number(rows[0]?.[0] ?? 0);
+      },
+      pages: async function* (statement, pageSize) {
+        cursors += 1;
+        const name = `di_snapshot_${cursors}`;
+        await tx.query(`declare ${name} no scroll cursor for ${statement.sql}`, statement.params);
+        try {
+          for (;;) {
+            if (options.signal.aborted) throw abortReason(options.signal);
+            const { rows } = await tx.query<unknown[]>(`fetch forward ${Math.max(1, Math.floor(pageSize))} from ${name}`, [], { rowMode: 'array' });
+            if (rows.length === 0) return;
+            yield rows;
+          }
+        } finally {
+          await tx.exec(`close ${name}`).catch(() => undefined);
+        }
+      },
+    };
+    try {
+      return await work(snapshot);
+    } finally {
+      // read only: nothing to keep, and a rollback is what an abandoned read should end in
+      await tx.rollback().catch(() => undefined);
+    }
+  });
+}
