@@ -102,7 +102,7 @@ for (const { engine, skip } of testEngines()) {
       expect(tableRows(addedPage, 'Refused names').map((row) => [row.Line, row.Name])).toEqual([['3', 'bad_name']]);
       expect(tableRows(addedPage, 'Names').map((row) => row.Name)).toEqual(['one.com', 'three.com', 'two.com']);
 
-      const removed = await browser.post(`/dashboard/watchlists/${id}/remove`, { domain: 'two.com' });
+      const removed = await postOnPage(browser, id, '/remove', { domain: 'two.com' });
       expect(removed.status).toBe(303);
       expect(removed.headers.get('location')).toBe(`/dashboard/watchlists/${id}?notice=removed`);
       const afterRemove = await text(await browser.follow(removed));
@@ -195,9 +195,9 @@ for (const { engine, skip } of testEngines()) {
       const { browser } = await signedUp();
       const missing = await browser.post('/dashboard/watchlists', { name: 'No token', domains: 'x.com' });
       expect(missing.status).toBe(400);
-      expect(textOf(await text(missing))).toContain('Open the page again and send its form from there.');
+      expect(textOf(await text(missing))).toContain('Open the page again and send its form from there. Back to your watchlists');
       const id = await createdWatchlist(browser, 'Kept', 'kept.com');
-      for (const action of ['/add', '/rename', '/delete']) {
+      for (const action of ['/add', '/remove', '/rename', '/delete']) {
         expect((await browser.post(`/dashboard/watchlists/${id}${action}`, { domains: 'y.com', name: 'y' })).status, action).toBe(400);
       }
       const token = formTokenOf(await text(await browser.get('/dashboard/watchlists')));

@@ -26,6 +26,9 @@ const NOTICES = new Map([
 
 const listPath = (id: string) => `${DASHBOARD}/watchlists/${id}`;
 
+/** Where an expired form sends people back to. */
+export const BACK = { section: SECTION, path: '/watchlists', label: 'Back to your watchlists' };
+
 /** What the page shows beside its names after a form: a refusal, or what adding names did. */
 interface PageOptions {
   status?: number;
@@ -70,8 +73,9 @@ export async function sendWatchlistPage(deps: DashboardDeps, req: Request, res: 
     names = await deps.watchlists.domains({ accountId: me.id }, watchlist.id, { after, limit: PAGE_SIZE });
   } catch (error) {
     // a made-up or damaged page link is as absent as a made-up watchlist
-    if (error instanceof ApiError && error.code === 'invalid_parameter') return sendNotFound(res);
-    throw error;
+    if (!(error instanceof ApiError && error.code === 'invalid_parameter')) throw error;
+    sendNotFound(res);
+    return;
   }
   const path = listPath(watchlist.id);
   res.status(options.status ?? 200).send(
@@ -128,7 +132,7 @@ export async function sendWatchlistPage(deps: DashboardDeps, req: Request, res: 
 /** A watchlist's page and its actions, each a form that posts and then redirects with a fixed notice. */
 export function watchlistPage(deps: DashboardDeps): Router {
   const router = strictRouter();
-  const onOwn = (run: (watchlist: Watchlist, req: Request, res: Response) => Promise<void>) =>
+  const onOwn = (run: (watchlist: Watchlist, req: Request, res: Response) => Promise<void> | void) =>
     handle(async (req, res) => {
       const watchlist = await ownWatchlist(deps, req, res);
       if (watchlist !== undefined) await run(watchlist, req, res);
@@ -148,7 +152,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
   router.post(
     '/watchlists/:id/add',
     onOwn(async (watchlist, req, res) => {
-      if (postedFormToken(req, res) === undefined) return;
+      if (postedFormToken(req, res, BACK) === undefined) return;
       const domains = postedNames(req);
       const pasted = readPastedNames(domains);
       if (!pasted.ok) return sendWatchlistPage(deps, req, res, { status: 400, refusal: pasted.message, domains });
@@ -167,6 +171,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
   router.post(
     '/watchlists/:id/remove',
     onOwn(async (watchlist, req, res) => {
+      if (postedFormToken(req, res, BACK) === undefined) return;
       try {
         await deps.watchlists.removeDomain(accountActor(req, res), watchlist.id, field(req, 'domain'));
       } catch (error) {
@@ -180,7 +185,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
   router.post(
     '/watchlists/:id/rename',
     onOwn(async (watchlist, req, res) => {
-      if (postedFormToken(req, res) === undefined) return;
+      if (postedFormToken(req, res, BACK) === undefined) return;
       const name = field(req, 'name');
       const body = updateWatchlistSchema.safeParse({ name });
       if (!body.success) return sendWatchlistPage(deps, req, res, { status: 400, refusal: `Name ${body.error.issues[0]?.message ?? 'is not valid'}.`, rename: name });
@@ -191,7 +196,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
 
   router.get(
     '/watchlists/:id/delete',
-    onOwn(async (watchlist, _req, res) => {
+    onOwn((watchlist, _req, res) => {
       res.send(
         page({
           title: 'Delete this watchlist?',
@@ -213,7 +218,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
   router.post(
     '/watchlists/:id/delete',
     onOwn(async (watchlist, req, res) => {
-      if (postedFormToken(req, res) === undefined) return;
+      if (postedFormToken(req, res, BACK) === undefined) return;
       try {
         await deps.watchlists.delete(accountActor(req, res), watchlist.id);
       } catch (error) {

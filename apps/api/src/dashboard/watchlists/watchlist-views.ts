@@ -1,6 +1,7 @@
 import type { AddedDomains, WatchedDomain } from '@domain-index/contract';
 import { html, type SafeHtml } from '@domain-index/html/html';
 import { cardTable, cell, count, DASHBOARD, utc } from '../layout';
+import { newFormToken } from '../key-reveal';
 import { NAMES_PER_FORM } from './name-list';
 
 /** What a form that sent names is told back: the names refused, by the line they were on. */
@@ -55,6 +56,7 @@ export function watchedRow(watchlistId: string, domain: WatchedDomain): SafeHtml
     ${cell(
       'Actions',
       html`<form class="inline" method="post" action="${DASHBOARD}/watchlists/${watchlistId}/remove">
+        <input type="hidden" name="form_token" value="${newFormToken()}" />
         <input type="hidden" name="domain" value="${domain.domain_name}" />
         <button type="submit" class="quiet small" aria-label="Remove ${domain.domain_name}">Remove</button>
       </form>`,

@@ -11,7 +11,7 @@ import { cardTable, cell, count, DASHBOARD, notice, noticeOf, page, utc } from '
 import { accountActor, accountWatchPlan } from '../alerts/account-actor';
 import { postedFormToken } from '../alerts/form-token';
 import { postedNames, readPastedNames } from './name-list';
-import { sendWatchlistPage } from './watchlist-page';
+import { BACK, sendWatchlistPage } from './watchlist-page';
 import { namesField } from './watchlist-views';
 import { SECTION } from './section';
 
@@ -82,7 +82,7 @@ export function watchlistsListPage(deps: DashboardDeps): Router {
   router.post(
     '/watchlists',
     handle(async (req, res) => {
-      if (postedFormToken(req, res) === undefined) return;
+      if (postedFormToken(req, res, BACK) === undefined) return;
       const me = signedIn(res)!;
       const rawName = (req.body as Record<string, unknown>).name;
       const form: CreateForm = { name: typeof rawName === 'string' ? rawName : '', domains: postedNames(req) };
