@@ -135,6 +135,7 @@ export function createApp(appDeps: AppDeps): Express {
   );
   // One service for alerts behind the API and the dashboard alike.
   const alertActions = new AlertActions(deps, new AlertContext(deps.database, deps.alerts));
+  const watchlistActions = new WatchlistActions(deps);
   // Answers about alerts carry signing secrets (create, rotate, a first webhook) and webhook URLs
   // (a token in the path): no cache keeps any of them, errors included.
   app.use(`${PATH_PREFIX}/alerts`, noStore);
@@ -149,7 +150,7 @@ export function createApp(appDeps: AppDeps): Express {
     ...alertRoutes(deps, alertActions),
     ...alertDeliveryRoutes(deps, alertActions),
     getName: nameRoute(deps),
-    ...watchlistRoutes(deps, new WatchlistActions(deps)),
+    ...watchlistRoutes(deps, watchlistActions),
     getStats: statsRoute(deps),
   });
   createExpressEndpoints(contract, router, app, {
@@ -170,7 +171,7 @@ export function createApp(appDeps: AppDeps): Express {
 
   // The pages come after the API's routes: their paths never meet /api/v1, so an API request
   // (nearly all of the traffic) no longer walks through their routers on its way.
-  if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, alerts: alertActions, ...deps.dashboard }));
+  if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, alerts: alertActions, watchlists: watchlistActions, ...deps.dashboard }));
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
   app.use(rootRouter({ dashboard: deps.dashboard !== undefined }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));

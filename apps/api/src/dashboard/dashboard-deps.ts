@@ -2,6 +2,7 @@ import type { Database } from '@domain-index/db';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Account } from '@domain-index/accounts/account-store';
 import type { AlertActions } from '@domain-index/alerts/alert-actions';
+import type { WatchlistActions } from '@domain-index/names/watchlist-actions';
 import type { PasswordHasher } from '@domain-index/accounts/passwords';
 import type { Clock } from '@domain-index/runtime/clock';
 import type { Logger } from '@domain-index/runtime/logger';
@@ -24,6 +25,8 @@ export interface DashboardDeps {
   mailer?: Mailer | undefined;
   /** The actions on alerts, the same service the API's alert endpoints use. */
   alerts: AlertActions;
+  /** The actions on watchlists, the same service the API's watchlist endpoints use. */
+  watchlists: WatchlistActions;
 }
 
 /** What createApp is given for the dashboard; the rest of DashboardDeps comes from the app's own. */

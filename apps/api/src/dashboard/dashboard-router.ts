@@ -14,6 +14,7 @@ import { forgotPasswordPages } from './forgot-password-pages';
 import { DASHBOARD, NAV, page } from './layout';
 import { requestsPage } from './requests-page';
 import { alertsPages } from './alerts/alerts-router';
+import { watchlistsPages } from './watchlists/watchlists-router';
 import { sendNotFound } from './not-found';
 import { usagePage } from './usage-page';
 import { dashboardHeaders, sameOriginOnly } from './security';
@@ -35,6 +36,8 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.use(routesUnder(DASHBOARD));
   router.use(dashboardHeaders);
   router.use('/assets', dashboardAssets());
+  // a pasted list of up to 1,000 names needs more room than other forms; parsed once, here first
+  router.use('/watchlists', express.urlencoded({ extended: false, limit: FORM_LIMITS.namesBytes, parameterLimit: FORM_LIMITS.fields }));
   router.use(express.urlencoded({ extended: false, limit: FORM_LIMITS.bytes, parameterLimit: FORM_LIMITS.fields }));
   router.use(sameOriginOnly(new URL(deps.publicUrl).origin));
   // The signed-in account, when the session cookie names a live session of an enabled account.
@@ -63,6 +66,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.use(usagePage(deps));
   router.use(requestsPage(deps));
   router.use(alertsPages(deps));
+  router.use(watchlistsPages(deps));
   router.use(auditPage(deps));
   router.use(accountPages(deps));
   router.use((_req: Request, res: Response) => {

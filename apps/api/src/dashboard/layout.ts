@@ -18,6 +18,7 @@ export interface NavEntry {
 export const NAV: readonly NavEntry[] = [
   { path: '/keys', label: 'Keys' },
   { path: '/alerts', label: 'Alerts' },
+  { path: '/watchlists', label: 'Watchlists' },
   { path: '/audit', label: 'Audit log' },
   { path: '/sessions', label: 'Sessions' },
   { path: '/password', label: 'Password' },

@@ -1,5 +1,5 @@
 /** The most a dashboard form may send: ours send a few short fields. */
-export const FORM_LIMITS = { bytes: 16 * 1024, fields: 20 } as const;
+export const FORM_LIMITS = { bytes: 16 * 1024, namesBytes: 256 * 1024, fields: 20 } as const;
 
 /** A request refused as the client's mistake: its status, and what the person can do about it. */
 export interface Refusal {

@@ -1,6 +1,7 @@
 import { findPlan } from '@domain-index/accounts/plan-store';
 import type { Request, Response } from 'express';
 import type { AlertActor, AlertPlan } from '@domain-index/alerts/alert-actions';
+import type { WatchPlan } from '@domain-index/names/watchlist-actions';
 import { clientAddress } from '../../http/client-address';
 import { signedIn, type DashboardDeps } from '../dashboard-deps';
 
@@ -17,4 +18,10 @@ export function accountActor(req: Request, res: Response): AlertActor {
 export async function accountAlertPlan(deps: Pick<DashboardDeps, 'database'>, planId: string): Promise<AlertPlan> {
   const plan = await findPlan(deps.database, planId);
   return plan === undefined ? { id: planId, alertsLimit: 0 } : { id: plan.id, alertsLimit: plan.alertsLimit };
+}
+
+/** The account's plan as far as watched names go; a plan missing from the table allows none. */
+export async function accountWatchPlan(deps: Pick<DashboardDeps, 'database'>, planId: string): Promise<WatchPlan> {
+  const plan = await findPlan(deps.database, planId);
+  return plan === undefined ? { id: planId, watchLimit: 0 } : { id: plan.id, watchLimit: plan.watchLimit };
 }

@@ -1,0 +1,2 @@
+/** The NAV path the watchlists' pages belong to. */
+export const SECTION = '/watchlists';
