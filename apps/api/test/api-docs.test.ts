@@ -16,7 +16,7 @@ const loopback = (() => {
 })();
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Window', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
 /** The codes answered from the rate-limit step on (decisions.md, order of checks): they carry its headers. */
-const AFTER_RATE_LIMIT = new Set(['rate_limited', 'rate_limit_unavailable', 'invalid_parameter', 'unknown_parameter', 'invalid_domain', 'domain_not_found', 'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached', 'watchlist_not_found', 'watch_limit_reached', 'watchlist_in_use', 'refresh_limit_reached', 'query_failed', 'internal_error']);
+const AFTER_RATE_LIMIT = new Set(['rate_limited', 'rate_limit_unavailable', 'invalid_parameter', 'unknown_parameter', 'invalid_domain', 'domain_not_found', 'cursor_expired', 'alert_not_found', 'delivery_not_found', 'alert_limit_reached', 'watchlist_not_found', 'watch_limit_reached', 'watchlist_in_use', 'refresh_limit_reached', 'export_too_large', 'query_failed', 'internal_error']);
 
 /** GET with a Host header of our choosing (fetch sends the URL's own). */
 function getWithHost(baseUrl: string, path: string, host: string): Promise<Json> {

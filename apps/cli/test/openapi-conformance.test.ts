@@ -39,6 +39,10 @@ import {
   type PrismProxy,
 } from './support/prism';
 import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
+import { WatchlistActions } from '@domain-index/names/watchlist-actions';
+import { createRdapClient, type RdapClient } from '@domain-index/rdap';
+import { startFakeRdap, type FakeRdap } from '@domain-index/rdap/testing';
+import { RegistrationChecks } from '@domain-index/worker/names/registration-checks';
 import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 
 type Json = Record<string, unknown>;
@@ -196,14 +200,20 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
   const answered = new Set<string>();
   const codes = new Set<ErrorCode>();
   const eventTypes = new Set<string>();
+  let fake: FakeRdap;
+  let rdap: RdapClient;
+  let watchlistId = '';
 
   beforeAll(async () => {
     test = await createTestDatabase(ENGINE);
+    fake = await startFakeRdap();
+    rdap = createRdapClient({ bootstrapUrl: fake.bootstrapUrl, limits: '*=4/6000', log: () => undefined });
+    await rdap.refreshBootstrap();
     api = await startApi(ENGINE, {
       test,
       clock,
       sources: SOURCES,
-      overrides: { alerts: ALERT_SETTINGS },
+      overrides: { alerts: ALERT_SETTINGS, rdap },
     });
     reads = new FaultyReads(test.database);
     limiter = new FaultyLimiter();
@@ -214,16 +224,6 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
       overrides: { alerts: ALERT_SETTINGS, reads, rateLimiter: limiter },
     });
 
-    // the change feed: alpha's first batch (source.loaded), its second (added, updated,
-    // removed), ends passing (ending_soon, ended)
-    const at = (when: Date): Clock => ({ now: () => when });
-    for (const [when, rows] of [[T1, FIRST], [T2, SECOND]] as const) {
-      const summary = await importBatch({ database: test.database, source: SOURCES[0]!, clock: at(when), input: jsonlFeed(rows) });
-      expect(summary.outcome).toBe('applied');
-    }
-    for (const when of [hours(T2, 7), hours(T2, 31)])
-      await appendTimedEvents(test.database, new Date(when));
-
     await test.database.db.insert(plans).values([
       {
         id: 'conformance',
@@ -231,6 +231,8 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
         windowSeconds: 3600,
         description: 'conformance suite',
         alertsLimit: 50,
+        watchLimit: 3,
+        rdapRefreshesPerHour: 1,
       },
       {
         id: 'conformance-single',
@@ -264,6 +266,41 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
     ).key;
     await test.database.db.insert(plans).values({ id: 'conformance-capped', requestsPerWindow: 1_000, windowSeconds: 3600, description: 'exports of one row', exportRowsMax: 1 });
     keys.capped = (await createKey(test.database, { planId: 'conformance-capped', name: 'capped', environment: 'test' })).key;
+
+    // a watchlist of two names of the feed, before the batches: their listing events give the
+    // watchlist's name.listed, name.price_changed and name.delisted
+    const watched = await new WatchlistActions({ database: test.database, clock }).create(
+      { owner: { accountId: account.id }, keyId: null, ip: null },
+      { id: 'conformance', watchLimit: 3 },
+      { name: 'Conformance', domains: ['price-moves.com', 'goes-away.com'] },
+    );
+    watchlistId = watched.id;
+
+    // the change feed: alpha's first batch (source.loaded), its second (added, updated,
+    // removed), ends passing (ending_soon, ended)
+    const at = (when: Date): Clock => ({ now: () => when });
+    for (const [when, rows] of [[T1, FIRST], [T2, SECOND]] as const) {
+      const summary = await importBatch({ database: test.database, source: SOURCES[0]!, clock: at(when), input: jsonlFeed(rows) });
+      expect(summary.outcome).toBe('applied');
+    }
+    for (const when of [hours(T2, 7), hours(T2, 31)])
+      await appendTimedEvents(test.database, new Date(when));
+
+    // and a loopback registry walks price-moves.com through its phases: name.phase_changed,
+    // name.dropped, name.registered
+    const checks = new RegistrationChecks({ database: test.database, clock, rdap });
+    const day = 86_400_000;
+    for (const state of [
+      { statuses: ['client transfer prohibited'], expiresAt: new Date(T2.getTime() + 100 * day) },
+      { statuses: ['redemption period'], expiresAt: new Date(T2.getTime() - 40 * day), updatedAt: new Date(T2.getTime() - day) },
+      undefined,
+      { statuses: ['client transfer prohibited'], expiresAt: new Date(T2.getTime() + 365 * day) },
+    ]) {
+      if (state === undefined) fake.remove('price-moves.com');
+      else fake.set('price-moves.com', { ...state, createdAt: new Date(T1.getTime() - 400 * day) });
+      expect((await checks.run({ domain: 'price-moves.com' }))[0]!.outcome).toMatch(/^(found|not_found)$/);
+    }
+
 
     receiver = await startWebhookReceiver();
     deliveries = deliveryTask({
@@ -311,6 +348,8 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
     await faults?.close();
     await limiter?.close();
     await api?.close();
+    await rdap?.close();
+    await fake?.close();
     await test?.dispose();
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
@@ -445,15 +484,19 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
       200,
     )) as unknown as EventListEnvelope;
     for (const event of page.data) eventTypes.add(event.type);
+    // the watchlist's own events, seen by its owner only
+    const watchlist = (await call({ path: `/api/v1/events?watchlist=${watchlistId}&limit=200` }, 200)) as unknown as EventListEnvelope;
+    for (const event of watchlist.data) eventTypes.add(event.type);
     // a new event type fails here until this suite makes one
     expect([...eventTypes].sort()).toEqual([...EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {
       const only = (await call(
-        { path: `/api/v1/events?type=${type}&limit=1` },
+        { path: `/api/v1/events?type=${type}&limit=1${type.startsWith('name.') ? `&watchlist=${watchlistId}` : ''}` },
         200,
       )) as unknown as EventListEnvelope;
       expect(only.data.map((event) => event.type)).toEqual([type]);
     }
+    await call({ path: '/api/v1/events?watchlist=wl_madeup' }, 404, 'watchlist_not_found');
     const newest = (await call(
       { path: '/api/v1/events?after=now' },
       200,
@@ -695,6 +738,35 @@ describe(`every documented operation through Prism's validation proxy, on ${ENGI
       403,
       'alert_limit_reached',
     );
+  });
+
+  it('reads names, and creates, reads, changes and deletes watchlists and their names, with their errors', async () => {
+    await call({ path: '/api/v1/names/price-moves.com' }, 200);
+    await call({ path: `/api/v1/names/${encodeURIComponent('café.com')}` }, 400, 'invalid_domain');
+    // the plan allows one refresh an hour: the first checks now, the second is refused
+    fake.set('fresh-one.org', { statuses: ['active'], expiresAt: new Date(T2.getTime() + 86_400_000 * 300) });
+    const refreshed = await call({ path: '/api/v1/names/fresh-one.org?refresh=true' }, 200);
+    expect(refreshed).toMatchObject({ data: { refresh: { outcome: 'checked' }, registration: { phase: 'registered' } } });
+    await call({ path: '/api/v1/names/fresh-two.org?refresh=true' }, 429, 'refresh_limit_reached');
+
+    // the owner watches 2 names of 3
+    const created = await call({ method: 'POST', path: '/api/v1/watchlists', body: { name: 'Second', domains: ['third.com', 'not a name'] } }, 201);
+    const id = String(created.id);
+    await call({ path: '/api/v1/watchlists' }, 200);
+    await call({ path: `/api/v1/watchlists/${id}` }, 200);
+    await call({ method: 'PATCH', path: `/api/v1/watchlists/${id}`, body: { name: 'Renamed' } }, 200);
+    await call({ method: 'POST', path: `/api/v1/watchlists/${id}/domains`, body: { domains: ['price-moves.com'] } }, 200);
+    await call({ method: 'POST', path: `/api/v1/watchlists/${id}/domains`, body: { domains: ['fourth.com'] } }, 403, 'watch_limit_reached');
+    await call({ path: `/api/v1/watchlists/${id}/domains?limit=1` }, 200);
+    await call({ method: 'DELETE', path: `/api/v1/watchlists/${id}/domains/third.com` }, 200);
+    await call({ method: 'DELETE', path: `/api/v1/watchlists/${id}/domains/third.com` }, 404, 'domain_not_found');
+    await call({ path: '/api/v1/watchlists/wl_madeup' }, 404, 'watchlist_not_found');
+    await call({ via: 'lenient', method: 'POST', path: '/api/v1/watchlists', body: { name: '' } }, 400, 'invalid_parameter');
+    // an alert delivers its events: the watchlist stays until the alert goes
+    const alert = await call({ method: 'POST', path: '/api/v1/alerts', body: { name: 'On a watchlist', watchlist_id: id, webhook_url: receiver.url } }, 201);
+    await call({ method: 'DELETE', path: `/api/v1/watchlists/${id}` }, 409, 'watchlist_in_use');
+    await call({ method: 'DELETE', path: `/api/v1/alerts/${String(alert.id)}` }, 200);
+    await call({ method: 'DELETE', path: `/api/v1/watchlists/${id}` }, 200);
   });
 
   it('answers 410 cursor_expired for a cursor older than the events kept', async () => {

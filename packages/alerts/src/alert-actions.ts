@@ -152,8 +152,9 @@ export class AlertActions {
     const { database } = this.deps;
     const query = parseAlertQuery(body.query ?? '');
     const watchlistId = await this.ownWatchlist(actor, body.watchlist_id ?? null);
-    if (query.queryString === '' && watchlistId === null) {
-      throw new ApiError('invalid_parameter', 'query: an alert needs a filter (type=listing.added&tld=ai, say), a watchlist_id, or both', 'query');
+    // an empty query is every event of the index, as before; leaving it out needs a watchlist
+    if (body.query === undefined && watchlistId === null) {
+      throw new ApiError('invalid_parameter', 'query: is required (a filter such as type=listing.added&tld=ai, or empty for every event), unless the alert has a watchlist_id', 'query');
     }
     const webhookUrl = body.webhook_url === null || body.webhook_url === undefined ? null : await this.checkedWebhookUrl(actor, body.webhook_url);
     const digest = body.email_digest ?? null;
@@ -218,9 +219,6 @@ export class AlertActions {
       changes.queryString = query.queryString;
     }
     if (body.watchlist_id !== undefined) changes.watchlistId = await this.ownWatchlist(actor, body.watchlist_id);
-    if ((changes.queryString ?? row.queryString) === '' && (changes.watchlistId !== undefined ? changes.watchlistId : row.watchlistId) === null) {
-      throw new ApiError('invalid_parameter', 'query: an alert needs a filter (type=listing.added&tld=ai, say), a watchlist_id, or both', 'query');
-    }
     if (body.paused !== undefined) Object.assign(changes, { paused: body.paused, pausedReason: null });
     if (body.webhook_url !== undefined) {
       if (body.webhook_url === null) {
