@@ -354,7 +354,7 @@ describe('the OpenAPI document', () => {
         path,
       ).toEqual(['curl', 'TypeScript client']);
       const [curl, client] = [samples[0]!, samples[1]!];
-      const own = OPENAPI_OPERATIONS[operation.operationId as OperationId].parameterExamples ?? {};
+      const own = OPENAPI_OPERATIONS[operation.operationId].parameterExamples ?? {};
       const filled = path
         .replace('{domain}', String(own.domain ?? 'cloudkitchen.com'))
         .replace('{id}', String(own.id ?? 'alt_7Qw2mXc9Rk4TbN1y'))
