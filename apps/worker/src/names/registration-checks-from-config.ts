@@ -35,7 +35,7 @@ export function registrationChecksFromConfig(options: { config: Config; database
   const rdap = rdapFromConfig(config, logger);
   const metrics = new RegistrationMetrics(registry, database, clock);
   const checks = new RegistrationChecks({ database, clock, rdap, onChecked: (checked) => metrics.checked(checked) });
-  const loop = new BackgroundLoop([{ name: 'registration checks', run: async () => void (await checks.run()) }], logger, 30_000);
+  const loop = new BackgroundLoop([{ name: 'registration checks', run: async () => { await checks.run(); } }], logger, 30_000);
   return {
     checks,
     rdap,
