@@ -48,7 +48,16 @@ async function refresh(deps: RouteDeps, res: Response, domainName: string): Prom
   const result = await deps.rdap.check(domainName);
   await orQueryFailed(() => recordCheck(deps.database, domainName, result, deps.clock.now()));
   if ('registration' in result) return { outcome: 'checked', message: null };
-  return { outcome: 'failed', message: `the registry did not answer (${result.outcome}: ${result.reason}); the registration shown is the last one stored` };
+  // the outcome and the registry's host: what failed and where, never a library's own text
+  return { outcome: 'failed', message: `the registry at ${hostOf(result.server)} did not answer (${result.outcome}); the registration shown is the last one stored` };
+}
+
+function hostOf(server: string): string {
+  try {
+    return new URL(server).host;
+  } catch {
+    return 'its RDAP server';
+  }
 }
 
 /**
