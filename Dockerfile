@@ -35,6 +35,7 @@ RUN mkdir /app \
       --filter '@domain-index/cli...' \
  && cp -r /src/apps/cli/dist apps/cli/dist \
  && cp -r /src/packages/db/drizzle packages/db/drizzle \
+ && mkdir -p packages/rdap/src && cp /src/packages/rdap/src/iana-dns-bootstrap.json packages/rdap/src/ \
  && rm -rf pnpm-lock.yaml pnpm-workspace.yaml patches \
  && grep -q 'Patched by Domain Index' node_modules/postgres/src/connection.js
 
