@@ -42,7 +42,7 @@ describe.skipIf(!browserAvailable())('the reference page in a real browser', () 
     });
     await page.goto(`${api.baseUrl}/docs`);
     const operations = await documentOperations(api);
-    expect(operations).toHaveLength(13);
+    expect(operations).toHaveLength(23);
     for (const { summary } of operations) {
       await expect.poll(() => page.getByRole('heading', { name: headingNamed(summary) }).count(), { timeout: 15_000 }).toBe(1);
     }
@@ -64,7 +64,7 @@ describe.skipIf(!browserAvailable())('the reference page in a real browser', () 
     const operations = await documentOperations(api);
     // the success responses (200, 201, 202) are expanded (expandResponses): their headers are on the page, as written
     const expanded = operations.filter((operation) => operation.statuses.some((status) => ['200', '201', '202'].includes(status))).length;
-    expect(expanded).toBe(13);
+    expect(expanded).toBe(23);
     for (const template of ['"hourly";q=<limit>;w=<window>', '"hourly";r=<remaining>;t=<seconds to reset>']) {
       await expect.poll(() => page.getByText(template, { exact: false }).count(), { timeout: 5_000 }).toBe(expanded);
     }
