@@ -94,45 +94,65 @@ describe.skipIf(!browserAvailable())('the reference page in a real browser', () 
     await page.goto(`${api.baseUrl}/docs`);
     await expect.poll(() => page.getByRole('heading', { name: 'Search listed domains' }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     const alert = '/api/v1/alerts/alt_7Qw2mXc9Rk4TbN1y';
+    const watchlist = '/api/v1/watchlists/wl_3kQ9vT2mXw8RbN4p';
     const operations = [
-      { method: 'GET', path: '/api/v1/domains', call: "client.domains.list({ search: 'cloud', status: 'all', limit: 10 })" },
+      { method: 'GET', path: '/api/v1/domains?search=cloud&status=all&limit=10', call: "client.domains.list({ search: 'cloud', status: 'all', limit: 10 })" },
       { method: 'GET', path: '/api/v1/domains/cloudkitchen.com', call: "client.domains.get('cloudkitchen.com')" },
-      { method: 'GET', path: '/api/v1/events', call: 'client.events.pages(' },
+      { method: 'GET', path: '/api/v1/exports/domains?format=csv&status=all&tld=ai&max_price=500', call: 'client.domains.export(' },
+      { method: 'GET', path: '/api/v1/events?type=listing.added&tld=ai&max_price=500&no_hyphens=true', call: 'client.events.pages(' },
       { method: 'POST', path: '/api/v1/alerts', call: 'client.alerts.create({', body: '"name":"Cheap .ai names"' },
       { method: 'GET', path: '/api/v1/alerts', call: 'client.alerts.list()' },
       { method: 'GET', path: alert, call: "client.alerts.get('alt_7Qw2mXc9Rk4TbN1y')" },
       { method: 'PATCH', path: alert, call: "client.alerts.update('alt_7Qw2mXc9Rk4TbN1y', { paused: true })", body: '{"paused":true}' },
       { method: 'DELETE', path: alert, call: "client.alerts.delete('alt_7Qw2mXc9Rk4TbN1y')" },
       { method: 'POST', path: `${alert}/test`, call: "client.alerts.test('alt_7Qw2mXc9Rk4TbN1y')" },
-      { method: 'GET', path: `${alert}/deliveries`, call: "client.alerts.deliveries('alt_7Qw2mXc9Rk4TbN1y', { limit: 20 })" },
+      { method: 'GET', path: `${alert}/deliveries?limit=20`, call: "client.alerts.deliveries('alt_7Qw2mXc9Rk4TbN1y', { limit: 20 })" },
       { method: 'POST', path: `${alert}/deliveries/msg_Zr0sQmA1bC2dE3fG4hI5jK/resend`, call: "client.alerts.resend('alt_7Qw2mXc9Rk4TbN1y', 'msg_Zr0sQmA1bC2dE3fG4hI5jK')" },
       { method: 'POST', path: `${alert}/rotate-secret`, call: "client.alerts.rotateSecret('alt_7Qw2mXc9Rk4TbN1y')" },
+      { method: 'GET', path: '/api/v1/names/cloudhosting.com', call: "client.names.get('cloudhosting.com')" },
+      { method: 'POST', path: '/api/v1/watchlists', call: 'client.watchlists.create({', body: '"name":"Drops to catch"' },
+      { method: 'GET', path: '/api/v1/watchlists', call: 'client.watchlists.list()' },
+      { method: 'GET', path: watchlist, call: "client.watchlists.get('wl_3kQ9vT2mXw8RbN4p')" },
+      { method: 'PATCH', path: watchlist, call: "client.watchlists.update('wl_3kQ9vT2mXw8RbN4p', { name: 'Drops to catch this week' })", body: '{"name":"Drops to catch this week"}' },
+      { method: 'DELETE', path: watchlist, call: "client.watchlists.delete('wl_3kQ9vT2mXw8RbN4p')" },
+      { method: 'POST', path: `${watchlist}/domains`, call: "client.watchlists.addDomains('wl_3kQ9vT2mXw8RbN4p',", body: '"domains":["cloudhosting.com","not a name","brandable.io"]' },
+      { method: 'GET', path: `${watchlist}/domains`, call: "client.watchlists.domains('wl_3kQ9vT2mXw8RbN4p')" },
+      { method: 'DELETE', path: `${watchlist}/domains/cloudhosting.com`, call: "client.watchlists.removeDomain('wl_3kQ9vT2mXw8RbN4p', 'cloudhosting.com')" },
       { method: 'GET', path: '/api/v1/stats', call: 'client.stats()' },
     ];
     const curlTabs = page.getByRole('tab', { name: 'curl', exact: true });
     const clientTabs = page.getByRole('tab', { name: 'TypeScript client', exact: true });
-    expect(await curlTabs.count()).toBe(23);
-    expect(await clientTabs.count()).toBe(23);
-    for (const [index, operation] of operations.entries()) {
-      // each operation's curl sample (an operation with a body shows its payload first): its URL
-      // ends the command, with the method named unless it is GET, and the JSON body where there is one
-      const url = `"${PUBLIC_URL}${operation.path}${operation.path.endsWith('/deliveries') ? '?limit=20' : operation.path === '/api/v1/domains' ? '?search=cloud&status=all&limit=10' : operation.path === '/api/v1/events' ? '?type=listing.added&tld=ai&max_price=500&no_hyphens=true' : ''}"`;
-      let panel = page.getByRole('tabpanel').filter({ hasText: url });
-      panel = operation.method === 'GET' ? panel.filter({ hasNotText: /-X / }) : panel.filter({ hasText: `-X ${operation.method}` });
-      await curlTabs.nth(index).scrollIntoViewIfNeeded();
-      await curlTabs.nth(index).click();
-      await expect.poll(() => panel.first().isVisible(), { timeout: 5_000, message: `${operation.method} ${url}` }).toBe(true);
-      const curl = await panel.first().innerText();
+    expect(await curlTabs.count()).toBe(operations.length);
+    expect(await clientTabs.count()).toBe(operations.length);
+    // each tab shows its own panel when clicked: read every operation's two samples as a reader would
+    const shown = async (tab: typeof curlTabs): Promise<string> => {
+      await tab.scrollIntoViewIfNeeded();
+      await tab.click();
+      const panel = page.locator(`[id="${await tab.getAttribute('aria-controls')}"]`);
+      await expect.poll(() => panel.isVisible(), { timeout: 5_000 }).toBe(true);
+      return panel.innerText();
+    };
+    const curls: string[] = [];
+    const clients: string[] = [];
+    for (let index = 0; index < operations.length; index += 1) {
+      curls.push(await shown(curlTabs.nth(index)));
+      clients.push(await shown(clientTabs.nth(index)));
+    }
+    for (const operation of operations) {
+      // the URL ends the command, with the method named unless it is GET, and the JSON body where there is one
+      const url = `"${PUBLIC_URL}${operation.path}"`;
+      const matching = curls.filter((curl) => curl.trimEnd().endsWith(url) && (operation.method === 'GET' ? !/-X /.test(curl) : curl.includes(`-X ${operation.method}`)));
+      expect(matching, `${operation.method} ${url}`).toHaveLength(1);
+      const curl = matching[0]!;
       expect(curl).toContain('Authorization: Bearer $DOMAIN_INDEX_API_KEY');
       if (operation.body === undefined) expect(curl, operation.path).not.toContain('-d ');
       else {
         expect(curl).toContain("-H 'Content-Type: application/json'");
         expect(curl).toContain(operation.body);
       }
-      await clientTabs.nth(index).click();
-      const client = page.getByRole('tabpanel').filter({ hasText: operation.call });
-      await expect.poll(() => client.first().isVisible()).toBe(true);
-      expect(await client.first().innerText()).toContain(`baseUrl: '${PUBLIC_URL}'`);
+      const client = clients.filter((sample) => sample.includes(operation.call));
+      expect(client, operation.call).toHaveLength(1);
+      expect(client[0]).toContain(`baseUrl: '${PUBLIC_URL}'`);
     }
     // docs/api-reference.png: the first operation, its parameters and its TypeScript sample
     await page.getByRole('heading', { name: 'Search listed domains' }).first().evaluate((heading: { scrollIntoView(): void }) => {
