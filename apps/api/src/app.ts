@@ -26,6 +26,7 @@ import { keyCheckWithLookup } from './listings/lookup-with-key';
 import { lookupRoute } from './routes/lookup';
 import { searchRoute } from './routes/search';
 import { exportRoute } from './exports/export-route';
+import { ListingExports } from './exports/listing-exports';
 import { statsRoute } from './routes/stats';
 import { alertRoutes } from './routes/alerts';
 import { nameRoute } from './routes/names';
@@ -136,6 +137,8 @@ export function createApp(appDeps: AppDeps): Express {
   // One service for alerts behind the API and the dashboard alike.
   const alertActions = new AlertActions(deps, new AlertContext(deps.database, deps.alerts));
   const watchlistActions = new WatchlistActions(deps);
+  // One export machinery behind the API's exports and the dashboard's downloads.
+  const listingExports = new ListingExports(deps);
   // Answers about alerts carry signing secrets (create, rotate, a first webhook) and webhook URLs
   // (a token in the path): no cache keeps any of them, errors included.
   app.use(`${PATH_PREFIX}/alerts`, noStore);
@@ -144,7 +147,7 @@ export function createApp(appDeps: AppDeps): Express {
   const s = initServer();
   const router = s.router(contract, {
     searchDomains: searchRoute(deps, new CursorCodec(deps.cursorSecret)),
-    exportDomains: exportRoute(deps),
+    exportDomains: exportRoute(deps, listingExports),
     getDomain: lookupRoute(deps),
     listEvents: eventsRoute(deps, new EventCursorCodec(deps.cursorSecret)),
     ...alertRoutes(deps, alertActions),
