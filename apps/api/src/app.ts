@@ -174,7 +174,7 @@ export function createApp(appDeps: AppDeps): Express {
 
   // The pages come after the API's routes: their paths never meet /api/v1, so an API request
   // (nearly all of the traffic) no longer walks through their routers on its way.
-  if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, alerts: alertActions, watchlists: watchlistActions, ...deps.dashboard }));
+  if (deps.dashboard !== undefined) app.use(DASHBOARD, dashboardRouter({ ...deps, passwords: argon2Passwords, alerts: alertActions, watchlists: watchlistActions, listingExports, ...deps.dashboard }));
   app.use(apiDocsRouter({ publicUrl: deps.publicUrl }));
   app.use(rootRouter({ dashboard: deps.dashboard !== undefined }));
   app.use(UNSUBSCRIBE_PATH, unsubscribeRouter({ database: deps.database, clock: deps.clock, secret: deps.cursorSecret }));

@@ -9,6 +9,7 @@ import { seedIndex } from '@domain-index/worker/indexing/seed-index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 import { startFixtureApi } from './support/fixture-api';
+import { csvRecords } from './support/csv-records';
 import { walk } from './support/search-client';
 import type { Params } from './support/oracle';
 
@@ -22,37 +23,6 @@ function jsonlRows(text: string): { rows: Domain[]; last: unknown } {
   const last = parsed.at(-1);
   const isRow = (value: unknown) => typeof value === 'object' && value !== null && 'domain_name' in value;
   return { rows: parsed.filter(isRow).map((row) => domainSchema.parse(row)), last: last !== undefined && !isRow(last) ? last : undefined };
-}
-
-/** RFC 4180 records of a CSV body (quoted fields may hold commas, quotes and line breaks). */
-function csvRecords(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      record.push(field);
-      field = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-      i += 1;
-    } else field += c;
-  }
-  expect(field).toBe('');
-  expect(record).toEqual([]);
-  return records;
 }
 
 /** A domain's fields as CSV writes them: null empty, everything else as text. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@domain-index/api-errors/api-error';
-import { parseAlertQuery } from './alert-query';
+import { alertListingsExport, parseAlertQuery } from './alert-query';
 
 const refusal = (text: string) => {
   try {
@@ -58,5 +58,26 @@ describe('parseAlertQuery', () => {
   it('reads the query of any other pasted URL as the feed query it is', () => {
     expect(parseAlertQuery('https://di.example.com/dashboard/somewhere?tld=io&status=all').queryString).toBe('status=all&tld=io');
     expect(refusal('https://di.example.com/?sort=length').message).toMatch(/^query: sort/);
+  });
+});
+
+describe('alertListingsExport', () => {
+  const exportOf = (text: string) => alertListingsExport(parseAlertQuery(text).params, 'csv');
+
+  it("exports the listings an alert's filter matches: its listing filters, every status unless it names one, the event types dropped", () => {
+    expect(exportOf('type=listing.added,listing.updated&tld=ai&max_price=500&no_hyphens=true')).toEqual({ format: 'csv', status: 'all', tld: 'ai', max_price: 500, no_hyphens: true });
+    expect(exportOf('status=dropping&search=cloud')).toMatchObject({ status: 'dropping', search: ['cloud'] });
+    expect(exportOf('')).toEqual({ format: 'csv', status: 'all' });
+  });
+
+  it('keeps a filter on ending auctions to running auctions, as the search and the feed both read it', () => {
+    const query = exportOf('ending_within=6&tld=io');
+    expect(query.status).toBeUndefined();
+    expect(query.ending_within).toBe(6);
+  });
+
+  it('reads back what a pasted search URL was stored as: the same listings the search found', () => {
+    expect(exportOf('/api/v1/domains?tld=ai&status=all')).toMatchObject({ status: 'all', tld: 'ai' });
+    expect(exportOf('/api/v1/domains?tld=ai')).toMatchObject({ status: 'auction', tld: 'ai' });
   });
 });

@@ -1,4 +1,4 @@
-import { eventQuerySchema, PATH_PREFIX, queryErrorToApiError, searchQuerySchema, type EventQuery } from '@domain-index/contract';
+import { eventQuerySchema, exportQuerySchema, PATH_PREFIX, queryErrorToApiError, searchQuerySchema, type EventQuery, type ExportFormat, type ExportQuery } from '@domain-index/contract';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { parseQueryString } from '@domain-index/listings/query-parser';
 
@@ -88,4 +88,21 @@ export function parseAlertQuery(text: string): AlertQuery {
 export function alertEventQuery(params: unknown, watchlistId: string | null = null): EventQuery {
   const query = eventQuerySchema.parse(params);
   return watchlistId === null ? query : { ...query, watchlist: watchlistId };
+}
+
+/** Parameters of the change feed that choose events, not listings: an export of the listings has no use for them. */
+const EVENT_ONLY = ['type', 'after', 'limit', 'watchlist'] as const;
+
+/**
+ * The export of the listings an alert's filter matches now: its listing filters, with the feed's
+ * status turned back into the search's (searchAsFeedFilter the other way: no status is every
+ * status, `status=all`, except with `ending_within`, which goes with running auctions only, the
+ * search's default). Which events it names (`type`) does not narrow the listings.
+ *
+ * @throws {ZodError} when the stored filter is no longer valid; alertEventQuery refuses it too.
+ */
+export function alertListingsExport(params: Record<string, string>, format: ExportFormat): ExportQuery {
+  const filter: Record<string, string> = Object.fromEntries(Object.entries(params).filter(([name]) => !(EVENT_ONLY as readonly string[]).includes(name)));
+  if (filter.status === undefined && filter.ending_within === undefined) filter.status = 'all';
+  return exportQuerySchema.parse({ ...filter, format });
 }

@@ -7,6 +7,8 @@ import type { PasswordHasher } from '@domain-index/accounts/passwords';
 import type { Clock } from '@domain-index/runtime/clock';
 import type { Logger } from '@domain-index/runtime/logger';
 import type { Mailer } from '@domain-index/mail/mailer';
+import type { ListingExports } from '../exports/listing-exports';
+import type { RateLimiter } from '../ratelimit/rate-limiter';
 import type { SignInLimiter } from './sign-in-limiter';
 
 /** What the dashboard needs from the composition root. */
@@ -27,6 +29,10 @@ export interface DashboardDeps {
   alerts: AlertActions;
   /** The actions on watchlists, the same service the API's watchlist endpoints use. */
   watchlists: WatchlistActions;
+  /** The API's export machinery: an alert's "Download CSV" streams as an export does. */
+  listingExports: ListingExports;
+  /** Meters the downloads, in each account's own bucket. */
+  rateLimiter: RateLimiter;
 }
 
 /** What createApp is given for the dashboard; the rest of DashboardDeps comes from the app's own. */

@@ -62,6 +62,7 @@ function actionButtons(alert: Alert): SafeHtml {
           <button type="submit" class="quiet">Rotate secret</button>
         </form>`
       : ''}
+    <a class="button quiet" href="${path}/listings.csv" download>Download CSV</a>
     <a class="button danger" href="${path}/delete">Delete</a>
   </div>`;
 }
@@ -137,6 +138,11 @@ export async function sendAlertPage(deps: DashboardDeps, req: Request, res: Resp
           <dd>${utc(row.createdAt)}<span class="detail">changed ${utc(row.updatedAt)}</span></dd>
         </dl>
         ${actionButtons(alert)}
+        <p class="detail">
+          Download CSV: every listing the filter matches now, as the API's export streams it (which events it names aside; no status is every
+          status). It counts one request per started 1,000 rows against your account's downloads, which have your plan's hourly limit, apart
+          from your keys'.
+        </p>
         <h2>Delivery log</h2>
         <p class="detail">
           Every attempt to send a webhook message over the last ${DELIVERY_LOG_DAYS} days, newest first. Resend queues a message again with its
