@@ -249,12 +249,31 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   refreshTimer.unref();
   if (options.fetchBootstrapAtStart ?? true) void refreshBootstrap();
 
+  /**
+   * A 429, or a 503 with Retry-After: no request to the host before the time it asked for (a
+   * day at most: a server that asks for a year is broken, not busy), else the backoff. Null for
+   * any other answer.
+   */
+  function holdOff(host: string, status: number, retryAfter: string | undefined): Date | null {
+    if (status !== 429 && status !== 503) return null;
+    const header = retryAfterDate(retryAfter, now());
+    const asked =
+      header === null
+        ? null
+        : new Date(Math.min(header.getTime(), now().getTime() + MAX_RETRY_AFTER_MS));
+    if (asked === null && status !== 429) return null;
+    const retryAt = asked ?? fail(host);
+    blockedUntil.set(host, retryAt.getTime());
+    log(`rdap: ${host} answered ${status}; no request to it before ${retryAt.toISOString()}`);
+    return retryAt;
+  }
+
   /** One request through the host's gate, following redirects (each hop through its own host's gate). */
   async function follow(
     url: string,
     signal: AbortSignal | undefined,
   ): Promise<
-    | { host: string; result: GetResult }
+    | { host: string; result: GetResult; heldOff: Date | null }
     | { host: string; blocked: Date }
     | { host: string; refused: string }
   > {
@@ -267,24 +286,28 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
       };
       const before = blocked();
       if (before !== null) return { host, blocked: before };
-      const result = await gateFor(host).run(
+      let heldOff: Date | null = null;
+      const result = await gateFor(host).run(async (): Promise<GetResult | Date> => {
         // checked again at its turn: a 429 may have come while this check waited
-        async (): Promise<GetResult | Date> =>
-          blocked() ??
-          getOnce(current, {
-            dispatcher,
-            timeoutMs,
-            maxBytes,
-            accept: RDAP_ACCEPT,
-            userAgent,
-            readBodyOf: (status) => status === 200,
-            signals: [signal, lifetime.signal],
-          }),
-        signal,
-      );
+        const waited = blocked();
+        if (waited !== null) return waited;
+        const answer = await getOnce(current, {
+          dispatcher,
+          timeoutMs,
+          maxBytes,
+          accept: RDAP_ACCEPT,
+          userAgent,
+          readBodyOf: (status) => status === 200,
+          signals: [signal, lifetime.signal],
+        });
+        // the host is held off before the gate lets the next check through, not after it
+        if (answer.kind === 'response')
+          heldOff = holdOff(host, answer.status, answer.headers['retry-after']);
+        return answer;
+      }, signal);
       if (result instanceof Date) return { host, blocked: result };
       if (result.kind !== 'response' || ![301, 302, 303, 307, 308].includes(result.status))
-        return { host, result };
+        return { host, result, heldOff };
       const location = result.headers.location;
       if (location === undefined)
         return { host, refused: `redirect ${result.status} without a Location` };
@@ -355,22 +378,13 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
           failures.delete(host);
           return { outcome: 'not_found', server, registration: availableRegistration() };
         }
-        if (status === 429 || status === 503) {
-          const header = retryAfterDate(result.headers['retry-after'], now());
-          // a day at most: a server that asks for a year is broken, not busy
-          const asked =
-            header === null
-              ? null
-              : new Date(Math.min(header.getTime(), now().getTime() + MAX_RETRY_AFTER_MS));
-          if (asked !== null || status === 429) {
-            const retryAt = asked ?? fail(host);
-            blockedUntil.set(host, retryAt.getTime());
-            log(
-              `rdap: ${host} answered ${status}; no request to it before ${retryAt.toISOString()}`,
-            );
-            return { outcome: 'rate_limited', server, reason: `HTTP ${status}`, retryAt };
-          }
-        }
+        if (answer.heldOff !== null)
+          return {
+            outcome: 'rate_limited',
+            server,
+            reason: `HTTP ${status}`,
+            retryAt: answer.heldOff,
+          };
         if (status < 500)
           return { outcome: 'error', server, reason: `HTTP ${status}`, retryAt: fail(host) };
         reason = `HTTP ${status}`;
