@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DOMAIN_FIELDS } from '@domain-index/contract';
-import { plans } from '@domain-index/db';
+import { eq, plans, requestLog } from '@domain-index/db';
 import { testEngines } from '@domain-index/db/testing';
 import { DEFAULT_SOURCES } from '@domain-index/indexer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ const STILL = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 60_000);
 const words = (page: string) => textOf(page).replace(/ ([,.:])/g, '$1');
 
 for (const { engine, skip } of testEngines()) {
-  describe.skipIf(skip)(`the dashboard's "Download CSV" of an alert's listings on ${engine}`, () => {
+  describe.skipIf(skip)(`exports in the dashboard on ${engine}: an alert's "Download CSV", and the request log's rows`, () => {
     let api: RunningApi;
     const allowList = parseAllowedHosts('127.0.0.1');
     if (!allowList.ok) throw new Error(allowList.reason);
@@ -121,6 +121,21 @@ for (const { engine, skip } of testEngines()) {
       const search = await api.get('/api/v1/domains?status=all&limit=10', { headers: { authorization: `Bearer ${key}` } });
       expect(search.status).toBe(200);
       expect(search.headers.get('x-ratelimit-remaining')).toBe(String(3 * cost - 2));
+    });
+
+    it("shows an export in the key's request log with the rows it streamed", async () => {
+      const { id, key } = await createKey(api.test.database, { planId: 'pro', name: 'exporter', environment: 'live' });
+      const response = await api.get('/api/v1/exports/domains?format=jsonl&tld=com&status=all', { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      const streamed = (await response.text()).split('\n').filter((line) => line !== '').length;
+      expect(streamed).toBeGreaterThan(100);
+      expect(streamed).toBe(Number(response.headers.get('x-total-count')));
+      await api.requestLog!.flush();
+      const logged = await api.test.database.db
+        .select({ path: requestLog.path, status: requestLog.status, rows: requestLog.rowsReturned })
+        .from(requestLog)
+        .where(eq(requestLog.keyId, id));
+      expect(logged).toEqual([{ path: '/api/v1/exports/domains?format=jsonl&tld=com&status=all', status: 200, rows: streamed }]);
     });
 
     it("answers another account's alert, or a made-up id, with the 404 page, and a signed-out visitor is sent to sign in", async () => {
