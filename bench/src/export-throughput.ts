@@ -76,6 +76,8 @@ const api = await startApi(apiEnv);
 // the same rounds (labelled "before"), for a change's before and after side by side
 const beforeCli = process.env.BENCH_EXPORT_BEFORE_CLI;
 const before = beforeCli === undefined ? undefined : await startApi(apiEnv, beforeCli);
+// the formats the other checkout runs: BENCH_EXPORT_BEFORE_FORMATS=jsonl when only JSON lines changed
+const beforeFormats = (process.env.BENCH_EXPORT_BEFORE_FORMATS ?? 'csv,jsonl').split(',');
 const results: {
   round: number;
   api: 'now' | 'before';
@@ -132,7 +134,7 @@ try {
     const servers: [label: 'now' | 'before', server: typeof api][] = [['now', api]];
     if (before !== undefined) servers.push(['before', before]);
     for (const [label, server] of servers)
-      for (const format of ['csv', 'jsonl'])
+      for (const format of label === 'before' ? beforeFormats : ['csv', 'jsonl'])
         for (const gzip of [false, true]) {
           const rssBeforeMiB = rssMiB(server.pid);
           const run = await once(format, gzip, server);

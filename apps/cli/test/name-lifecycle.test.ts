@@ -1,6 +1,8 @@
 import type { Event, EventListEnvelope } from '@domain-index/contract';
 import { nameEnvelopeSchema } from '@domain-index/contract';
+import { resultRows, sql } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createKey, revokeKey } from '@domain-index/accounts/key-store';
 import { createRdapClient, type RdapClient } from '@domain-index/rdap';
 import { startFakeRdap, type FakeRdap } from '@domain-index/rdap/testing';
 import type { SourceConfig } from '@domain-index/indexer';
@@ -9,7 +11,7 @@ import { parseAllowedHosts } from '@domain-index/webhooks/address-rules';
 import { startWebhookReceiver, type WebhookReceiver } from '@domain-index/test-support/webhook-receiver';
 import { jsonlFeed } from '@domain-index/test-support/feeds';
 import { importBatch } from '@domain-index/worker/indexing/import-batch';
-import { RegistrationChecks } from '@domain-index/worker/names/registration-checks';
+import { RegistrationChecks, watchedNamesState } from '@domain-index/worker/names/registration-checks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 import { checkedLine } from '../src/commands/names';
@@ -152,6 +154,35 @@ for (const { engine, skip } of testEngines()) {
       // a TLD without RDAP is unknown, said plainly
       const unknown = nameEnvelopeSchema.parse((await send('GET', '/api/v1/names/example.de?refresh=true')).body).data;
       expect(unknown.registration).toMatchObject({ phase: 'unknown' });
+    });
+
+    it('checks no name that only owners who can no longer sign in watch, and counts none of them overdue', async () => {
+      const { id: keyId, key } = await createKey(test.database, { planId: 'pro', name: 'soon revoked', environment: 'live' });
+      const created = await api.raw('/api/v1/watchlists', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Stopped owner', domains: ['only-revoked.org', 'other.org'] }),
+      });
+      expect(created.status).toBe(201);
+      fake.set('only-revoked.org', { statuses: ['active'], createdAt: new Date(Date.now() - 10 * DAY), expiresAt: new Date(Date.now() + 300 * DAY) });
+      fake.set('other.org', { statuses: ['active'], createdAt: new Date(Date.now() - 10 * DAY), expiresAt: new Date(Date.now() + 300 * DAY) });
+      const everyName = async () => (await checks.run({ all: true, notAttemptedSince: new Date(Date.now() + DAY) })).map((checked) => checked.domainName);
+      expect(await everyName()).toEqual(expect.arrayContaining(['only-revoked.org', 'other.org']));
+
+      expect(await revokeKey(test.database, keyId, 'test', new Date())).toBe(true);
+      const after = await everyName();
+      // other.org is on a live owner's watchlist too; only-revoked.org on the revoked key's alone
+      expect(after).toContain('other.org');
+      expect(after).not.toContain('only-revoked.org');
+      // nor when its check falls due, and the overdue count leaves it out
+      await test.database.db.execute(sql`update name_registrations set next_check_at = now() - interval '2 hours' where domain_name in ('only-revoked.org', 'other.org')`);
+      const due = (await checks.run()).map((checked) => checked.domainName);
+      expect(due).toContain('other.org');
+      expect(due).not.toContain('only-revoked.org');
+      const state = await watchedNamesState(test.database, new Date(), 60_000);
+      expect(state.overdue).toBe(0);
+      const stuck = await test.database.db.execute(sql`select 1 from name_registrations where domain_name = 'only-revoked.org' and next_check_at < now() - interval '1 hour'`);
+      expect(resultRows(stuck)).toHaveLength(1);
     });
   });
 }

@@ -1,4 +1,5 @@
 import { resultRows, sql, type Database } from '@domain-index/db';
+import { watchedByLiveOwner } from '@domain-index/names/live-watchers';
 import { recordCheck } from '@domain-index/names/registration-record';
 import type { CheckOutcome, RdapClient } from '@domain-index/rdap';
 import type { Clock } from '@domain-index/runtime/clock';
@@ -24,7 +25,8 @@ export const CHECKS_PER_TURN = 500;
  * Claims names for checking and pushes their next check past a lease, in one statement, skipping
  * rows another worker has locked: two workers never check the same name at once, and a worker
  * killed mid-check loses nothing (its names are due again when the lease ends). `all` takes
- * every watched name whatever its time; `domain` one name (watched or not).
+ * every watched name whatever its time; `domain` one name (watched or not). A name is watched
+ * while an owner that can still sign in watches it (live-watchers.ts).
  */
 async function claim(database: Database, now: Date, options: { all?: boolean; domain?: string; limit: number; notAttemptedSince?: Date }): Promise<string[]> {
   const lease = new Date(now.getTime() + LEASE_MS).toISOString();
@@ -32,9 +34,9 @@ async function claim(database: Database, now: Date, options: { all?: boolean; do
     options.domain !== undefined
       ? sql`r.domain_name = ${options.domain}`
       : options.all === true
-        ? sql`exists (select 1 from watchlist_domains w where w.domain_name = r.domain_name)
+        ? sql`${watchedByLiveOwner(now)}
               and (r.last_attempt_at is null or r.last_attempt_at < ${(options.notAttemptedSince ?? now).toISOString()}::timestamptz)`
-        : sql`r.next_check_at <= ${now.toISOString()}::timestamptz and exists (select 1 from watchlist_domains w where w.domain_name = r.domain_name)`;
+        : sql`r.next_check_at <= ${now.toISOString()}::timestamptz and ${watchedByLiveOwner(now)}`;
   const rows = resultRows<{ domain_name: string }>(
     await database.db.execute(sql`
       update name_registrations set next_check_at = ${lease}::timestamptz
@@ -87,14 +89,17 @@ export class RegistrationChecks {
   }
 }
 
-/** How many watched names are in each phase (null: not checked yet), and how many are overdue by more than `lateMs`. */
+/**
+ * How many watched names are in each phase (null: not checked yet), and how many are overdue by
+ * more than `lateMs`; names only stopped owners watch are not checked, so they are not counted.
+ */
 export async function watchedNamesState(database: Database, now: Date, lateMs: number): Promise<{ byPhase: Map<string, number>; overdue: number }> {
   const rows = resultRows<{ phase: string | null; names: number; overdue: number }>(
     await database.db.execute(sql`
       select r.phase, count(*)::int as names,
              count(*) filter (where r.next_check_at < ${new Date(now.getTime() - lateMs).toISOString()}::timestamptz)::int as overdue
       from name_registrations r
-      where exists (select 1 from watchlist_domains w where w.domain_name = r.domain_name)
+      where ${watchedByLiveOwner(now)}
       group by r.phase`),
   );
   return { byPhase: new Map(rows.map((row) => [row.phase ?? 'unchecked', row.names])), overdue: rows.reduce((sum, row) => sum + row.overdue, 0) };
