@@ -58,4 +58,38 @@ describe.skipIf(!browserAvailable())("the dashboard's watchlists in a real brows
       await context.close();
     }
   });
+
+  for (const width of [1280, 390] as const) {
+    it(`adds the names of an uploaded CSV file at ${width} px, without sideways scrolling`, async () => {
+      const account = await createAccount(api.test.database, { email: `uploader-${width}@example.com`, planId: 'pro', at: systemClock.now() });
+      const context = await browser.newContext(width === 390 ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${api.baseUrl}/dashboard/set-password/${await issueLink(api.test.database, account.id, systemClock.now())}`);
+        await page.getByLabel('Password').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Set password' }).click();
+        await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+        await page.goto(`${api.baseUrl}/dashboard/watchlists`);
+        await page.getByLabel('Name', { exact: true }).fill('From a file');
+        await page.getByLabel('Names', { exact: true }).fill('first.io');
+        await page.getByRole('button', { name: 'Create watchlist' }).click();
+        await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('From a file');
+
+        // the file a customer has: a CSV export of the API, header row and all
+        await page.getByLabel('File of names').setInputFiles({ name: 'export.csv', mimeType: 'text/csv', buffer: Buffer.from('domain_name,tld,status\r\nsecond.io,io,auction\r\nthird.io,io,dropping\r\nbad name,io,auction\r\n') });
+        await page.getByRole('button', { name: 'Upload and add' }).click();
+        await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('2 names added, 0 already on the list, 1 refused.');
+        const names = page.getByRole('table', { name: 'Names', exact: true });
+        // a header row and the three names, each with its own Remove (cards on a phone, rows on a desktop)
+        expect(await names.getByRole('row').count()).toBe(4);
+        for (const name of ['first.io', 'second.io']) expect(await names.getByRole('button', { name: `Remove ${name}` }).count()).toBe(1);
+        expect(await names.getByRole('button', { name: 'Remove third.io' }).count()).toBe(1);
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect(overflow).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: join(screenshots, `dashboard-watchlist-upload-${width}.png`), fullPage: true });
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });

@@ -191,6 +191,49 @@ for (const { engine, skip } of testEngines()) {
       expect(tableRows(await text(await browser.get(`/dashboard/watchlists/${id}`)), 'Names').map((row) => row.Name)).toEqual(['secret.com']);
     });
 
+    /** Uploads a file with the upload form of a watchlist's page. */
+    async function uploadOnPage(browser: DashboardClient, id: string, content: string | Uint8Array, name = 'names.csv'): Promise<Response> {
+      const page = await text(await browser.get(`/dashboard/watchlists/${id}`));
+      const token = new RegExp(`action="/dashboard/watchlists/${id}/upload"[^>]*>\\s*<input type="hidden" name="form_token" value="([\\w-]{43})"`).exec(page)?.[1];
+      expect(token).toBeDefined();
+      return browser.upload(`/dashboard/watchlists/${id}/upload`, { form_token: token! }, { field: 'file', name, type: 'text/csv', content });
+    }
+
+    it("adds the names of an uploaded file: a text file a name a line, or a CSV's first column (an export of the API as it is), each refused name by its line", async () => {
+      const { browser } = await signedUp();
+      const id = await createdWatchlist(browser, 'From files', 'kept.io');
+      // a CSV as the API exports it: a header row, then the names in the first column, quoted or not, other columns ignored
+      const csv = '\uFEFFdomain_name,tld,status\r\ncloud-one.com,com,auction\r\n"cloud-two.com",com,"dropping"\r\n\r\nnot a name,com,auction\r\nkept.io,io,available\r\n';
+      const uploaded = await uploadOnPage(browser, id, csv);
+      expect(uploaded.status).toBe(200);
+      const page = await text(uploaded);
+      expect(textOf(page)).toContain('2 names added, 1 already on the list, 1 refused.');
+      expect(tableRows(page, 'Refused names').map((row) => [row.Line, row.Name])).toEqual([['5', 'not a name']]);
+      expect(tableRows(page, 'Names').map((row) => row.Name)).toEqual(['cloud-one.com', 'cloud-two.com', 'kept.io']);
+      // a plain text file, one name a line
+      const plain = await uploadOnPage(browser, id, 'third.net\nfourth.org\n', 'names.txt');
+      expect(textOf(await text(plain))).toContain('2 names added, 0 already on the list, 0 refused.');
+    });
+
+    it('refuses an upload that is too large, not UTF-8, empty, over 1,000 names or without its token, adding none', async () => {
+      const { browser } = await signedUp();
+      const id = await createdWatchlist(browser, 'Refusals', 'kept.io');
+      const refusal = async (response: Response, status: number, message: string) => {
+        expect(response.status).toBe(status);
+        expect(textOf(await text(response))).toContain(message);
+      };
+      await refusal(await uploadOnPage(browser, id, `${'a'.repeat(300 * 1024)}.com\n`), 413, 'The file is larger than 256 kB: split it, at most 1,000 names a file.');
+      await refusal(await uploadOnPage(browser, id, new Uint8Array([0x63, 0xe9, 0x2e, 0x63, 0x6f, 0x6d, 0x0a])), 400, 'The file is not UTF-8 text');
+      await refusal(await uploadOnPage(browser, id, '\n\n'), 400, 'The file holds no names');
+      await refusal(await uploadOnPage(browser, id, ''), 400, 'Choose a file of names to upload.');
+      await refusal(await uploadOnPage(browser, id, Array.from({ length: 1_001 }, (_, i) => `name${i}.com`).join('\n')), 400, 'At most 1,000 names can be sent at a time');
+      const noToken = await browser.upload(`/dashboard/watchlists/${id}/upload`, {}, { field: 'file', name: 'names.txt', type: 'text/plain', content: 'sneaky.com\n' });
+      await refusal(noToken, 400, 'Open the page again and send its form from there.');
+      const crossSite = await browser.upload(`/dashboard/watchlists/${id}/upload`, {}, { field: 'file', name: 'names.txt', type: 'text/plain', content: 'sneaky.com\n' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+      expect(crossSite.status).toBe(403);
+      expect(tableRows(await text(await browser.get(`/dashboard/watchlists/${id}`)), 'Names').map((row) => row.Name)).toEqual(['kept.io']);
+    });
+
     it('refuses a form without its token, and one sent from another site', async () => {
       const { browser } = await signedUp();
       const missing = await browser.post('/dashboard/watchlists', { name: 'No token', domains: 'x.com' });

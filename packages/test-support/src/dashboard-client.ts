@@ -71,6 +71,24 @@ export class DashboardClient {
     return response;
   }
 
+  /**
+   * Posts a form with a file as a browser does (multipart/form-data, its boundary chosen by
+   * fetch): the form's fields, and the file under `file.field` with its name and type.
+   */
+  async upload(path: string, fields: Record<string, string>, file: { field: string; name: string; type: string; content: string | Uint8Array }, headers: Record<string, string> = {}): Promise<Response> {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append(file.field, new Blob([file.content], { type: file.type }), file.name);
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...this.base(), origin: this.origin, 'sec-fetch-site': 'same-origin', ...headers },
+      body: form,
+    });
+    this.remember(response);
+    return response;
+  }
+
   /** The page after following a redirect, as a browser would. */
   async follow(response: Response): Promise<Response> {
     const location = response.headers.get('location');

@@ -9,7 +9,8 @@ import { cardTable, count, DASHBOARD, notice, noticeOf, page, utc } from '../lay
 import { sendNotFound } from '../not-found';
 import { accountActor, accountWatchPlan } from '../alerts/account-actor';
 import { postedFormToken } from '../alerts/form-token';
-import { postedNames, readPastedNames } from './name-list';
+import { namesOfFile, readUploadedList, UPLOAD_BYTES } from './name-file';
+import { NAMES_PER_FORM, postedNames, readPastedNames, type PastedNames } from './name-list';
 import { namesField, outcomeNotice, watchedRow, type NamesOutcome } from './watchlist-views';
 import { SECTION } from './section';
 
@@ -118,6 +119,17 @@ export async function sendWatchlistPage(deps: DashboardDeps, req: Request, res: 
           ${namesField('add', options.domains ?? '')}
           <button type="submit">Add names</button>
         </form>
+        <h3 id="upload-names">Or upload a file</h3>
+        <form class="stack wide" method="post" action="${path}/upload" enctype="multipart/form-data" aria-labelledby="upload-names">
+          <input type="hidden" name="form_token" value="${newFormToken()}" />
+          <label for="upload-file">File of names</label>
+          <input id="upload-file" type="file" name="file" accept=".txt,.csv,text/plain,text/csv" required aria-describedby="upload-file-hint" />
+          <span class="hint" id="upload-file-hint"
+            >A text file of one name a line, or a CSV whose first column holds the names (a header row such as <code>domain_name</code> is
+            skipped, so the API's CSV export uploads as it is); at most ${count(NAMES_PER_FORM)} names and ${UPLOAD_BYTES / 1024} kB a file.</span
+          >
+          <button type="submit">Upload and add</button>
+        </form>
         <h2 id="rename">Rename</h2>
         <form class="stack" method="post" action="${path}/rename" aria-labelledby="rename">
           <input type="hidden" name="form_token" value="${newFormToken()}" />
@@ -149,22 +161,40 @@ export function watchlistPage(deps: DashboardDeps): Router {
     }),
   );
 
+  /** Adds the names read from a form (pasted or uploaded) and shows what it did; `domains` is drawn again after a refusal. */
+  const addNames = async (watchlist: Watchlist, req: Request, res: Response, read: PastedNames, domains: string) => {
+    if (!read.ok) return sendWatchlistPage(deps, req, res, { status: 400, refusal: read.message, domains });
+    if (read.names.length === 0) return sendWatchlistPage(deps, req, res, { status: 400, refusal: 'Paste at least one name to add.', domains });
+    try {
+      const plan = await accountWatchPlan(deps, signedIn(res)!.planId);
+      const added = await deps.watchlists.addDomains(accountActor(req, res), plan, watchlist.id, read.names);
+      await sendWatchlistPage(deps, req, res, { outcome: { added: added.added, alreadyWatched: added.already_watched, refused: added.refused, lines: read.lines } });
+    } catch (error) {
+      const refused = refusalOf(error);
+      await sendWatchlistPage(deps, req, res, { status: refused.status, refusal: refused.message, domains });
+    }
+  };
+
   router.post(
     '/watchlists/:id/add',
     onOwn(async (watchlist, req, res) => {
       if (postedFormToken(req, res, BACK) === undefined) return;
       const domains = postedNames(req);
-      const pasted = readPastedNames(domains);
-      if (!pasted.ok) return sendWatchlistPage(deps, req, res, { status: 400, refusal: pasted.message, domains });
-      if (pasted.names.length === 0) return sendWatchlistPage(deps, req, res, { status: 400, refusal: 'Paste at least one name to add.', domains });
-      try {
-        const plan = await accountWatchPlan(deps, signedIn(res)!.planId);
-        const added = await deps.watchlists.addDomains(accountActor(req, res), plan, watchlist.id, pasted.names);
-        await sendWatchlistPage(deps, req, res, { outcome: { added: added.added, alreadyWatched: added.already_watched, refused: added.refused, lines: pasted.lines } });
-      } catch (error) {
-        const refused = refusalOf(error);
-        await sendWatchlistPage(deps, req, res, { status: refused.status, refusal: refused.message, domains });
-      }
+      await addNames(watchlist, req, res, readPastedNames(domains), domains);
+    }),
+  );
+
+  // a file of names (multipart/form-data, read by name-file.ts); its lines are the refusals' lines
+  router.post(
+    '/watchlists/:id/upload',
+    onOwn(async (watchlist, req, res) => {
+      const upload = await readUploadedList(req);
+      req.body = { form_token: upload.formToken };
+      if (postedFormToken(req, res, BACK) === undefined) return;
+      if (!upload.ok) return sendWatchlistPage(deps, req, res, { status: upload.status, refusal: upload.message });
+      const read = namesOfFile(upload.text);
+      if (read.ok && read.names.length === 0) return sendWatchlistPage(deps, req, res, { status: 400, refusal: 'The file holds no names: one a line, or a CSV whose first column holds them.' });
+      await addNames(watchlist, req, res, read, '');
     }),
   );
 
