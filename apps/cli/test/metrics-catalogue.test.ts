@@ -9,6 +9,7 @@ import { Readiness, readinessRegistry } from '@domain-index/runtime/readiness';
 import { SyncMetrics } from '@domain-index/worker/ops/sync-metrics';
 import { registerPoolMetrics } from '@domain-index/runtime/pool-metrics';
 import { DeliveryMetrics } from '@domain-index/worker/alerts/delivery-metrics';
+import { RegistrationMetrics } from '@domain-index/worker/names/registration-metrics';
 import { systemClock } from '@domain-index/runtime/clock';
 import { migrateDatabase, openDatabase } from '@domain-index/db';
 import { parseExposition } from './support/prometheus';
@@ -38,6 +39,8 @@ async function exposedNames(): Promise<Set<string>> {
   const embedded = await openDatabase({ dataDir: 'memory://' });
   await migrateDatabase(embedded);
   new DeliveryMetrics(registry, embedded, systemClock);
+  // the registration checks' counter has a series once a check is counted
+  new RegistrationMetrics(registry, embedded, systemClock).checked({ domainName: 'a.com', outcome: 'found', server: 'https://rdap.example/', phase: 'registered', moved: null, nextCheckAt: null, reason: null });
   const text = `${await registry.metrics()}${await readinessRegistry(new Readiness(undefined)).metrics()}`;
   await pool.close();
   await embedded.close();
@@ -50,7 +53,9 @@ async function ownFamilies(): Promise<Set<string>> {
   new ApiMetrics(registry);
   new SyncMetrics(registry);
   registerPoolMetrics(registry, () => []);
-  new DeliveryMetrics(registry, await openDatabase({ dataDir: 'memory://' }), systemClock);
+  const unused = await openDatabase({ dataDir: 'memory://' });
+  new DeliveryMetrics(registry, unused, systemClock);
+  new RegistrationMetrics(registry, unused, systemClock);
   const readiness = readinessRegistry(new Readiness(undefined));
   return new Set([...(await registry.getMetricsAsJSON()), ...(await readiness.getMetricsAsJSON())].map((metric) => metric.name));
 }
@@ -90,6 +95,7 @@ describe('the metrics catalogue', () => {
       'DomainIndexRateLimitBackendUnavailable',
       'DomainIndexDbPoolSaturated',
       'DomainIndexWebhookBacklog',
+      'DomainIndexRegistrationChecksBehind',
     ]);
     for (const rule of rules) {
       expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
