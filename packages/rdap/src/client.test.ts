@@ -250,6 +250,25 @@ describe('check', () => {
     expect(requests[1]!.at).toBeGreaterThanOrEqual(retryAt);
   });
 
+  it('runs many checks at once without a warning of leaked listeners', async () => {
+    const rdap = await client({ limits: '127.0.0.1=16/6000' });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 40; i += 1) fake.set(`busy-${i}.com`);
+      // answers that take a while, so that the checks are in flight together
+      fake.behave('thin', { kind: 'slow', delayMs: 100 });
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => rdap.check(`busy-${i}.com`)));
+      expect(results.every((result) => result.outcome === 'found')).toBe(true);
+      expect(fake.maxConcurrent('thin')).toBeGreaterThan(10);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('sends none of the checks that waited their turn when a 429 comes', async () => {
     const rdap = await client({ limits: '127.0.0.1=1/6000' });
     fake.behave('thin', { kind: 'status', status: 429, retryAfter: '30' });

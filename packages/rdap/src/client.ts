@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent } from 'undici';
 import {
@@ -153,6 +154,9 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   const failures = new Map<string, number>();
   const blockedUntil = new Map<string, number>();
   const lifetime = new AbortController();
+  // every request in flight listens on it (and stops listening when it ends): with more than ten
+  // in flight Node would warn of a leak that is not one
+  setMaxListeners(0, lifetime.signal);
   const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   let refreshing: Promise<void> | undefined;
   let closed = false;
