@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { exportQuerySchema } from '@domain-index/contract';
 import { openDatabase } from '@domain-index/db';
 import { exportStatements } from '@domain-index/api/exports/export-statements';
+import { cpuDuring } from './cpu';
 import { ensureDataset } from './dataset';
 import { benchKey, startApi } from './servers';
 import { BENCH } from './settings';
@@ -89,6 +90,8 @@ const results: {
   wireBytes: number;
   rssBeforeMiB: number;
   rssMaxMiB: number;
+  apiCpuUsPerRow: number;
+  postgresCpuUsPerRow: number;
 }[] = [];
 try {
   const once = (format: string, gzip: boolean, server = api) =>
@@ -137,7 +140,10 @@ try {
       for (const format of label === 'before' ? beforeFormats : ['csv', 'jsonl'])
         for (const gzip of [false, true]) {
           const rssBeforeMiB = rssMiB(server.pid);
-          const run = await once(format, gzip, server);
+          // the CPU it cost each side: the API process, and PostgreSQL (every postgres process)
+          const { result: run, cpu } = await cpuDuring(server.pid, () =>
+            once(format, gzip, server),
+          );
           const row = {
             round,
             api: label,
@@ -147,10 +153,12 @@ try {
             rowsPerSecond: Math.round(run.rows / run.seconds),
             rssBeforeMiB: Math.round(rssBeforeMiB),
             rssMaxMiB: Math.round(run.rssMaxMiB),
+            apiCpuUsPerRow: Number(((cpu.api * 1_000) / run.rows).toFixed(2)),
+            postgresCpuUsPerRow: Number(((cpu.postgres * 1_000) / run.rows).toFixed(2)),
           };
           results.push(row);
           log(
-            `round ${round}: ${label === 'before' ? 'before: ' : ''}${format}${gzip ? ' gzip' : ''}: ${row.rows} rows in ${row.seconds.toFixed(2)} s = ${row.rowsPerSecond} rows/s, ${(row.wireBytes / 1e6).toFixed(1)} MB on the wire, API RSS ${row.rssBeforeMiB} -> max ${row.rssMaxMiB} MiB`,
+            `round ${round}: ${label === 'before' ? 'before: ' : ''}${format}${gzip ? ' gzip' : ''}: ${row.rows} rows in ${row.seconds.toFixed(2)} s = ${row.rowsPerSecond} rows/s, ${(row.wireBytes / 1e6).toFixed(1)} MB on the wire, CPU per row: API ${row.apiCpuUsPerRow} µs, PostgreSQL ${row.postgresCpuUsPerRow} µs, API RSS ${row.rssBeforeMiB} -> max ${row.rssMaxMiB} MiB`,
           );
         }
   }
@@ -175,6 +183,8 @@ const ratios = (['now', 'before'] as const).flatMap((label) =>
           api: label,
           format,
           gzip,
+          medianApiCpuUsPerRow: median(runs.map((r) => r.apiCpuUsPerRow)),
+          medianPostgresCpuUsPerRow: median(runs.map((r) => r.postgresCpuUsPerRow)),
           medianRowsPerSecond: Math.round(median(runs.map((r) => r.rowsPerSecond))),
           ofFloor: Number(
             median(runs.map((r) => r.rowsPerSecond / floorRowsPerSecond(r.round))).toFixed(2),
@@ -187,7 +197,7 @@ const ratios = (['now', 'before'] as const).flatMap((label) =>
 log(`floor (COPY): median ${Math.round(median(floor.map((run) => rowsOf / run.seconds)))} rows/s`);
 for (const ratio of ratios)
   log(
-    `${ratio.api === 'before' ? 'before: ' : ''}${ratio.format}${ratio.gzip ? ' gzip' : ''}: median ${ratio.medianRowsPerSecond} rows/s = ${ratio.ofFloor} of its round's floor`,
+    `${ratio.api === 'before' ? 'before: ' : ''}${ratio.format}${ratio.gzip ? ' gzip' : ''}: median ${ratio.medianRowsPerSecond} rows/s = ${ratio.ofFloor} of its round's floor, CPU per row: API ${ratio.medianApiCpuUsPerRow} µs, PostgreSQL ${ratio.medianPostgresCpuUsPerRow} µs`,
   );
 const file = fileURLToPath(
   new URL(
