@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, issueLink } from '@domain-index/accounts/account-store';
 import { systemClock } from '@domain-index/runtime/clock';
@@ -25,15 +25,20 @@ describe.skipIf(!browserAvailable())("the dashboard's watchlists in a real brows
     await api?.close();
   });
 
+  /** Sets the account's password through its one-time link, which signs it in on the keys page. */
+  async function signIn(page: Page, accountId: string): Promise<void> {
+    await page.goto(`${api.baseUrl}/dashboard/set-password/${await issueLink(api.test.database, accountId, systemClock.now())}`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+  }
+
   it('creates a watchlist by pasting names and lists them, a refused one shown by its line', async () => {
     const account = await createAccount(api.test.database, { email: 'watcher@example.com', planId: 'pro', at: systemClock.now() });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     try {
-      await page.goto(`${api.baseUrl}/dashboard/set-password/${await issueLink(api.test.database, account.id, systemClock.now())}`);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Set password' }).click();
-      await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+      await signIn(page, account.id);
       await page.getByRole('link', { name: 'Watchlists' }).click();
       await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/watchlists`);
 
@@ -65,10 +70,7 @@ describe.skipIf(!browserAvailable())("the dashboard's watchlists in a real brows
       const context = await browser.newContext(width === 390 ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       try {
-        await page.goto(`${api.baseUrl}/dashboard/set-password/${await issueLink(api.test.database, account.id, systemClock.now())}`);
-        await page.getByLabel('Password').fill(PASSWORD);
-        await page.getByRole('button', { name: 'Set password' }).click();
-        await expect.poll(() => page.url()).toBe(`${api.baseUrl}/dashboard/keys`);
+        await signIn(page, account.id);
         await page.goto(`${api.baseUrl}/dashboard/watchlists`);
         await page.getByLabel('Name', { exact: true }).fill('From a file');
         await page.getByLabel('Names', { exact: true }).fill('first.io');
