@@ -115,21 +115,14 @@ export async function requestJson<T>(settings: TransportSettings, request: ApiRe
   if (payload !== undefined) headers['Content-Type'] = 'application/json';
   for (let attempt = 0; ; attempt += 1) {
     if (options.signal?.aborted) throw abortedBy(options.signal);
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeout);
-    const forwardAbort = () => controller.abort();
-    options.signal?.addEventListener('abort', forwardAbort, { once: true });
+    const attemptAbort = attemptSignal(options.signal, timeout);
     let failure: DomainIndexError;
     try {
       const response = await settings.fetch(url, {
         method,
         headers,
         ...(payload === undefined ? {} : { body: payload }),
-        signal: controller.signal,
+        signal: attemptAbort.signal,
       });
       const rateLimit = readRateLimit(response.headers);
       if (rateLimit !== undefined) settings.onRateLimit(rateLimit);
@@ -138,7 +131,7 @@ export async function requestJson<T>(settings: TransportSettings, request: ApiRe
         answer = await response.json();
       } catch (error) {
         // cut off while reading: a timeout or an abort, handled below like one before the answer
-        if (controller.signal.aborted) throw error;
+        if (attemptAbort.signal.aborted) throw error;
         answer = undefined;
       }
       if (response.ok) {
@@ -152,25 +145,49 @@ export async function requestJson<T>(settings: TransportSettings, request: ApiRe
       if (!retryable || attempt >= maxRetries) throw failure;
       const retryAfter = parseRetryAfter(response.headers);
       if (retryAfter !== undefined && retryAfter > settings.maxRetryAfter) throw failure;
-      clearTimeout(timer);
+      attemptAbort.stopTimer();
       await sleep(retryAfter === undefined ? backoffMs(attempt) : retryAfter * 1000, options.signal);
       continue;
     } catch (error) {
       if (error instanceof DomainIndexError && !(error instanceof ConnectionError)) throw error;
       if (options.signal?.aborted) throw abortedBy(options.signal);
-      failure = timedOut
+      failure = attemptAbort.timedOut()
         ? new TimeoutError(`no response within ${timeout} ms`, { cause: error })
         : error instanceof ConnectionError
           ? error
           : new ConnectionError(`could not reach ${settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-      const sendAgain = idempotent || (!timedOut && neverSent(error));
+      const sendAgain = idempotent || (!attemptAbort.timedOut() && neverSent(error));
       if (!sendAgain || attempt >= maxRetries) throw failure;
       await sleep(backoffMs(attempt), options.signal);
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', forwardAbort);
+      attemptAbort.release();
     }
   }
+}
+
+/**
+ * One attempt's abort signal: aborted when its timeout passes or the caller's signal aborts.
+ * `stopTimer` ends the timeout alone (an answer has started); `release` also stops following the
+ * caller's signal, once nothing of the attempt is left to cancel.
+ */
+function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean; stopTimer: () => void; release: () => void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const forwardAbort = () => controller.abort();
+  caller?.addEventListener('abort', forwardAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    stopTimer: () => clearTimeout(timer),
+    release: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', forwardAbort);
+    },
+  };
 }
 
 /** GETs one resource (see requestJson). */
@@ -190,22 +207,16 @@ export async function getStream(settings: TransportSettings, path: string, query
   const headers = { Authorization: `Bearer ${settings.apiKey}`, 'Accept-Encoding': 'gzip' };
   for (let attempt = 0; ; attempt += 1) {
     if (options.signal?.aborted) throw abortedBy(options.signal);
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeout);
-    const forwardAbort = () => controller.abort();
-    options.signal?.addEventListener('abort', forwardAbort, { once: true });
+    const attemptAbort = attemptSignal(options.signal, timeout);
     let failure: DomainIndexError;
     try {
-      const response = await settings.fetch(url, { method: 'GET', headers, signal: controller.signal });
-      clearTimeout(timer);
+      const response = await settings.fetch(url, { method: 'GET', headers, signal: attemptAbort.signal });
+      // the caller's signal still cancels the stream; the timeout bounded only its start
+      attemptAbort.stopTimer();
       const rateLimit = readRateLimit(response.headers);
       if (rateLimit !== undefined) settings.onRateLimit(rateLimit);
       if (response.ok) return response;
-      options.signal?.removeEventListener('abort', forwardAbort);
+      attemptAbort.release();
       let answer: unknown;
       try {
         answer = await response.json();
@@ -218,11 +229,10 @@ export async function getStream(settings: TransportSettings, path: string, query
       if (retryAfter !== undefined && retryAfter > settings.maxRetryAfter) throw failure;
       await sleep(retryAfter === undefined ? backoffMs(attempt) : retryAfter * 1000, options.signal);
     } catch (error) {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', forwardAbort);
+      attemptAbort.release();
       if (error instanceof DomainIndexError && !(error instanceof ConnectionError)) throw error;
       if (options.signal?.aborted) throw abortedBy(options.signal);
-      failure = timedOut
+      failure = attemptAbort.timedOut()
         ? new TimeoutError(`no response within ${timeout} ms`, { cause: error })
         : new ConnectionError(`could not reach ${settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       if (attempt >= maxRetries) throw failure;
