@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, repoRoot, run, waitFor } from './tools';
 
-/** The release's command line, as the systemd units start it (tsx compiles on load). */
+/** The checkout's command line (tsx compiles on load); the units run the release directory (release-dir.test.ts). */
 export const cliEntry = join(repoRoot, 'apps/cli/bin/domain-index.js');
 
 /** The machine's PostgreSQL the suites may use (TEST_DATABASE_URL), or undefined. */
