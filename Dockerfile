@@ -17,27 +17,15 @@ COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 COPY patches patches
 RUN pnpm fetch --frozen-lockfile
 
-# The workspace installed (its postinstall builds the contract and the client), then bundled.
+# The workspace installed (its postinstall builds the contract and the client), then the release
+# directory assembled in /app by apps/cli/scripts/release.ts, as the systemd units' is: the
+# bundle, and the production dependencies of the CLI and the workspace packages it uses (no dev
+# dependency, no tooling), hoisted in the workspace's layout, with the migrations and the RDAP
+# bootstrap shipped; it checks that the driver's patch is in.
 FROM fetch AS build
 COPY . .
 RUN pnpm install --offline --frozen-lockfile \
- && pnpm --filter @domain-index/cli run bundle
-# Production dependencies of the CLI and of the workspace packages it uses (no dev dependency,
-# no tooling), in the workspace's layout and hoisted to /app/node_modules: the bundle's imports
-# and the packages' own lookups (createRequire, the migrations folder) resolve from there.
-RUN mkdir /app \
- && find apps packages -name package.json -not -path '*/node_modules/*' -not -path 'packages/test-support/*' \
-      -exec cp --parents {} /app \; \
- && cp package.json /app \
- && cp -r pnpm-lock.yaml pnpm-workspace.yaml patches /app \
- && cd /app \
- && pnpm install --offline --frozen-lockfile --prod --ignore-scripts --config.shamefully-hoist=true \
-      --filter '@domain-index/cli...' \
- && cp -r /src/apps/cli/dist apps/cli/dist \
- && cp -r /src/packages/db/drizzle packages/db/drizzle \
- && mkdir -p packages/rdap/src && cp /src/packages/rdap/src/iana-dns-bootstrap.json packages/rdap/src/ \
- && rm -rf pnpm-lock.yaml pnpm-workspace.yaml patches \
- && grep -q 'Patched by Domain Index' node_modules/postgres/src/connection.js
+ && pnpm --filter @domain-index/cli run release /app
 
 FROM ${NODE_IMAGE} AS runtime
 ARG VERSION=""
