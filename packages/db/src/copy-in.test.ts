@@ -35,4 +35,24 @@ describe.each(testEngines())('copyIn on $engine', ({ engine, skip }) => {
     const after = await test.database.rows<{ count: number }>(sql`select count(*)::int as count from copied`);
     expect(after).toEqual(before);
   });
+
+  it.skipIf(skip)('copies while the same pool answers other queries, neither failing: the copy has a connection of its own', async () => {
+    // a large COPY (written in several chunks) while more queries than the pool has connections run:
+    // a query pipelined onto the connection in COPY breaks the protocol and PostgreSQL drops it
+    const rows = Array.from({ length: 20_000 }, (_, index) => copyTextRow([index, `row ${index} ${'x'.repeat(60)}`, true, index])).join('');
+    let stop = false;
+    const failures: unknown[] = [];
+    const load = Array.from({ length: 40 }, async () => {
+      while (!stop) await test.database.rows(sql`select count(*) from pg_class`).catch((error: unknown) => failures.push(error));
+    });
+    try {
+      for (let round = 0; round < 5; round += 1) await copyIn(test.database, 'copied', ['id', 'note', 'flag', 'amount'], rows);
+    } finally {
+      stop = true;
+      await Promise.all(load);
+    }
+    expect(failures).toEqual([]);
+    const [copied] = await test.database.rows<{ count: number }>(sql`select count(*)::int as count from copied where note like 'row %'`);
+    expect(copied?.count).toBe(100_000);
+  });
 });

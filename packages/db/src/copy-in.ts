@@ -1,4 +1,6 @@
+import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import type postgres from 'postgres';
 import type { Database } from './database';
 
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
@@ -33,8 +35,31 @@ export async function copyIn(database: Database, table: string, columns: readonl
     await driver.client.query(`${statement} '/dev/blob'`, [], { blob: new Blob([rows]) });
     return;
   }
-  const stream = await driver.client.unsafe(`${statement} stdin`).writable();
+  const stream = await copyFromStdin(driver.client, `${statement} stdin`);
   stream.end(rows);
   // settles when PostgreSQL has stored the rows, or rejects with its refusal
   await finished(stream);
+}
+
+/**
+ * A COPY ... FROM STDIN on a connection of its own: taken from the pool for the copy, given back
+ * once the copy has ended (stored, refused or destroyed). postgres.js pipelines a query onto a
+ * busy connection when every connection is busy, and a query sent into a COPY in progress breaks
+ * the protocol: PostgreSQL drops the connection ("unexpected message type during COPY from
+ * stdin"), failing the copy and every query queued on it.
+ */
+export async function copyFromStdin(client: postgres.Sql, statement: string): Promise<Writable> {
+  const reserved = await client.reserve();
+  let stream: Writable;
+  try {
+    stream = await reserved.unsafe(statement).writable();
+  } catch (error) {
+    reserved.release();
+    throw error;
+  }
+  finished(stream).then(
+    () => reserved.release(),
+    () => reserved.release(),
+  );
+  return stream;
 }

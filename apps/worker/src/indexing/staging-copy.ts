@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { Database } from '@domain-index/db';
+import { copyFromStdin, type Database } from '@domain-index/db';
 import { COPY_COLUMN_LIST as columnList } from './copy-rows';
 
 /** Staged rows on their way into a staging table through COPY, in COPY's text format. */
@@ -31,7 +31,8 @@ export function startStagingCopy(database: Database, table: string, onProgress?:
   const { driver } = database;
   if (driver.kind === 'postgres') {
     const { client } = driver;
-    return streamingCopy(() => client.unsafe(`copy "${table}" (${columnList}) from stdin`).writable(), onProgress);
+    // on a connection of its own (copyFromStdin): a query pipelined into a COPY breaks the connection
+    return streamingCopy(() => copyFromStdin(client, `copy "${table}" (${columnList}) from stdin`), onProgress);
   }
   const { client } = driver;
   return blobCopies((rows) => client.query(`copy "${table}" (${columnList}) from '/dev/blob'`, [], { blob: new Blob([rows]) }), onProgress);
