@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { CSV_HEADER, csvField, type ExportFormat } from '@domain-index/contract';
 import { classifyDatabaseFailure } from '@domain-index/db';
-import { DOMAIN_WIDTH } from '@domain-index/listings/domain-values';
+import { DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
 import type { Logger } from '@domain-index/runtime/logger';
 import type { Response } from 'express';
 import type { ApiMetrics } from '../ops/api-metrics';
@@ -29,10 +29,7 @@ function csvValues(values: readonly unknown[]): string {
   return `${line}\r\n`;
 }
 
-/**
- * A page of rows as the format's text. JSON lines arrive written by the database, one line of
- * text a row (export-statements.ts): the very bytes the search writes for the same object.
- */
+/** A page of rows as the format's text: the very bytes the search writes for JSONL (JSON.stringify of the same object). */
 const RENDER: Readonly<Record<ExportFormat, (rows: readonly unknown[][]) => string>> = {
   csv: (rows) => {
     let text = '';
@@ -41,7 +38,7 @@ const RENDER: Readonly<Record<ExportFormat, (rows: readonly unknown[][]) => stri
   },
   jsonl: (rows) => {
     let text = '';
-    for (const values of rows) text += `${values[0] as string}\n`;
+    for (const values of rows) text += `${JSON.stringify(domainFromValues(values))}\n`;
     return text;
   },
 };

@@ -1,6 +1,5 @@
 import type { ExportQuery, SearchQuery } from '@domain-index/contract';
 import { and, listings, sql, type Database, type RenderedStatement } from '@domain-index/db';
-import { DOMAIN_JSON_LINE } from '@domain-index/listings/domain-json';
 import { DOMAIN_COLUMNS } from '@domain-index/listings/domain-values';
 import { searchConditions } from '@domain-index/listings/filters';
 import { orderBy, skipEnded } from '../search/keyset';
@@ -16,15 +15,14 @@ export function exportSearch(query: ExportQuery): SearchQuery {
 /**
  * The two statements of an export: the count of its rows and the rows themselves, with the
  * search's filters (filters.ts) and its total, stable order (keyset.ts: the sort key, then
- * domain_name, then id), selecting exactly the domain object's 35 values for CSV, and for JSON
- * lines each object's line of JSON text as the database writes it (domain-json.ts).
+ * domain_name, then id), selecting exactly the domain object's 35 values.
  */
 export function exportStatements(database: Database, query: ExportQuery, now: Date): { rows: RenderedStatement; count: RenderedStatement } {
   const search = exportSearch(query);
   const ordering = resolveOrdering(search);
   const where = searchConditions(search, now);
   const rows = database.db
-    .select(query.format === 'jsonl' ? { line: DOMAIN_JSON_LINE } : { domain: DOMAIN_COLUMNS })
+    .select({ domain: DOMAIN_COLUMNS })
     .from(listings)
     .where(and(where, skipEnded(ordering, now)))
     .orderBy(...orderBy(ordering))
