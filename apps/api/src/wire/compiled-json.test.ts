@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { META } from '../http/meta';
 import { domainFromValues } from '@domain-index/listings/domain-values';
-import { serializeListEnvelope, serializeLookupEnvelope, serializerSchema } from './compiled-json';
+import { serializeDomain, serializeListEnvelope, serializeLookupEnvelope, serializerSchema } from './compiled-json';
 
 /** Every kind of string the serializer has a path for: short, long, escapes, controls, lone surrogates. */
 const anyString = fc.oneof(
@@ -106,6 +106,15 @@ describe('compiled serializers', () => {
       fc.property(domainRow, (domain) => {
         const body = { object: 'domain', data: domain, meta: META } as LookupEnvelope;
         expect(serializeLookupEnvelope(body)).toBe(JSON.stringify(body));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("write an export's line, one domain object, byte for byte as JSON.stringify does", () => {
+    fc.assert(
+      fc.property(domainRow, (domain) => {
+        expect(serializeDomain(domain)).toBe(JSON.stringify(domain));
       }),
       { numRuns: 2000 },
     );

@@ -1,4 +1,4 @@
-import { contract, type ListEnvelope, type LookupEnvelope } from '@domain-index/contract';
+import { contract, type Domain, type ListEnvelope, type LookupEnvelope } from '@domain-index/contract';
 import { inlineReferences, openApiDocument } from '@domain-index/contract/openapi';
 import fastJson from 'fast-json-stringify';
 
@@ -83,7 +83,7 @@ function compile<T>(schema: JsonSchema): Serialize<T> {
 /** OpenAPI writes path parameters in braces; the contract's paths use Express's `:name`. */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
-/** Generated once for both serializers. */
+/** Generated once for every serializer. */
 const DOCUMENT = openApiDocument() as unknown as OpenApiDocument;
 
 /** A search page (`GET /api/v1/domains`, 200). */
@@ -93,4 +93,11 @@ export const serializeListEnvelope: Serialize<ListEnvelope> = compile(
 /** A lookup (`GET /api/v1/domains/{domain}`, 200). */
 export const serializeLookupEnvelope: Serialize<LookupEnvelope> = compile(
   responseSchema(DOCUMENT, openApiPath(contract.getDomain.path)),
+);
+/**
+ * One domain object (a lookup's `data`): an export's JSON lines, a line each, the same bytes as
+ * the search writes for it.
+ */
+export const serializeDomain: Serialize<Domain> = compile(
+  (responseSchema(DOCUMENT, openApiPath(contract.getDomain.path)).properties as Record<string, JsonSchema>).data!,
 );
