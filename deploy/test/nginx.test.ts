@@ -190,7 +190,6 @@ describe.skipIf(!withDatabase)(
       // one run in four here). nginx retries it on the other instance: every answer above is a
       // 200, and it is logged as "reset by peer", which this suite does not fail on until the
       // close waits for idle connections instead.
-
     });
   },
 );
