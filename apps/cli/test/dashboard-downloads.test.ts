@@ -96,7 +96,7 @@ for (const { engine, skip } of testEngines()) {
       expect(tooMany.status).toBe(403);
       expect(tooMany.headers.get('content-type')).toMatch(/^text\/html/);
       expect(words(await tooMany.text())).toContain(
-        `this download would hold ${total} rows and your plan (downloads-capped) allows 1000 per export: narrow the alert's filter, or move to a plan with more`,
+        `this download would stream ${total} rows and your plan (downloads-capped) allows 1000 per export: narrow the alert's filter, or move to a plan with more`,
       );
 
       // an hour's allowance of two such downloads and one request less than a third
@@ -114,7 +114,7 @@ for (const { engine, skip } of testEngines()) {
       const refused = await browser.get(`/dashboard/alerts/${narrower}/listings.csv`);
       expect(refused.status).toBe(429);
       expect(words(await refused.text())).toMatch(
-        new RegExp(`this download would hold ${rows} rows, which counts as ${cost} requests \\(one per started 1000 rows\\), and your account's downloads have ${cost - 1} left this hour: retry in \\d+ min, or narrow the alert's filter`),
+        new RegExp(`this download would stream ${rows} rows, which costs ${cost} requests \\(one per started 1000 rows\\); your account's downloads have ${cost - 1} left in the current window: retry in \\d+ min, or narrow the alert's filter`),
       );
       // a key of the same plan keeps its own hour: the downloads counted against no key
       const { key } = await createKey(api.test.database, { planId: 'downloads-hourly', name: 'own hour', environment: 'test' });

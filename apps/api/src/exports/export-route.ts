@@ -1,12 +1,11 @@
-import { EXPORT_LIMITS, exportCost, type Contract } from '@domain-index/contract';
+import type { Contract } from '@domain-index/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
-import { ApiError } from '@domain-index/api-errors/api-error';
 import type { RouteDeps } from '../app';
 import type { Caller } from '../auth/authenticate';
-import { RateLimiterUnavailableError } from '../ratelimit/rate-limiter';
-import { limiterUnavailable, type ListingExports } from './listing-exports';
+import { chargeExport } from './export-charge';
+import type { ListingExports } from './listing-exports';
 
 /**
  * A 200 whose body is a stream: ts-rest's Express adapter pipes a Stream body to the response
@@ -20,7 +19,10 @@ const streamed = (body: Readable) => ({ status: 200 as const, body: body as unkn
  * limit, 429 when it does not fit), the plan's cap (403 export_too_large) and HEAD's
  * X-Total-Count, all before any row is sent; a key runs at most two exports at once.
  */
-export function exportRoute(deps: RouteDeps, exports: ListingExports): AppRouteImplementation<Contract['exportDomains']> {
+export function exportRoute(
+  deps: RouteDeps,
+  exports: ListingExports,
+): AppRouteImplementation<Contract['exportDomains']> {
   return async ({ query, req, res }) => {
     const caller = res.locals.caller as Caller;
     const started = await exports.start(res, {
@@ -35,34 +37,36 @@ export function exportRoute(deps: RouteDeps, exports: ListingExports): AppRouteI
   };
 }
 
-/**
- * The cost of an export, beyond the one request the rate-limit step counted already: one request
- * per started 1,000 rows, all of it or none; and the plan's cap on one export's rows.
- */
-async function chargeFor(deps: RouteDeps, caller: Caller, res: Response, count: number, now: Date): Promise<void> {
+/** A key's export is counted against its own hourly allowance, beside the request the rate-limit step counted. */
+async function chargeFor(
+  deps: RouteDeps,
+  caller: Caller,
+  res: Response,
+  count: number,
+  now: Date,
+): Promise<void> {
   const { plan } = caller;
-  if (plan.exportRowsMax !== null && count > plan.exportRowsMax) {
-    throw new ApiError('export_too_large', `this export would stream ${count} rows and your plan (${plan.id}) allows ${plan.exportRowsMax} per export: narrow the filters, or move to a plan with more`);
-  }
-  const cost = exportCost(count);
-  if (cost <= 1) return;
-  let decision;
-  try {
-    decision = await deps.rateLimiter.reserve(caller.keyId, { limit: plan.limit, windowSeconds: plan.windowSeconds }, now, cost - 1);
-  } catch (error) {
-    if (error instanceof RateLimiterUnavailableError) throw limiterUnavailable(error);
-    throw error;
-  }
-  const secondsToReset = Math.max(0, Math.ceil(decision.resetAt - now.getTime() / 1000));
-  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('RateLimit', `"hourly";r=${decision.remaining};t=${secondsToReset}`);
-  if (!decision.allowed) {
-    throw new ApiError(
-      'rate_limited',
-      `this export would stream ${count} rows, which costs ${cost} requests (one per started ${EXPORT_LIMITS.rowsPerRequest} rows); this key has ${decision.remaining + 1} left in the current window, this request included: retry after ${secondsToReset} s, or narrow the filters`,
-      undefined,
-      { 'Retry-After': String(secondsToReset) },
-    );
-  }
+  await chargeExport(
+    deps.rateLimiter,
+    {
+      bucket: caller.keyId,
+      planId: plan.id,
+      exportRowsMax: plan.exportRowsMax,
+      limit: plan.limit,
+      windowSeconds: plan.windowSeconds,
+      alreadyCounted: 1,
+      words: {
+        noun: 'export',
+        holder: 'this key has',
+        narrow: 'narrow the filters',
+        retry: (seconds) => `retry after ${seconds} s`,
+      },
+      onDecision: (remaining, secondsToReset) => {
+        res.setHeader('X-RateLimit-Remaining', String(remaining));
+        res.setHeader('RateLimit', `"hourly";r=${remaining};t=${secondsToReset}`);
+      },
+    },
+    count,
+    now,
+  );
 }
-

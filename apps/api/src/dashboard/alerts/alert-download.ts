@@ -1,12 +1,10 @@
-import { EXPORT_LIMITS, exportCost } from '@domain-index/contract';
 import { findPlan } from '@domain-index/accounts/plan-store';
 import { alertListingsExport } from '@domain-index/alerts/alert-query';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { strictRouter } from '../../http/strict-router';
-import { RateLimiterUnavailableError } from '../../ratelimit/rate-limiter';
-import { limiterUnavailable } from '../../exports/listing-exports';
+import { chargeExport } from '../../exports/export-charge';
 import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { sendNotFound } from '../not-found';
 import { sendAlertPage } from './alert-page';
@@ -39,7 +37,11 @@ export function alertDownload(deps: DashboardDeps): Router {
         query = alertListingsExport(row.query as Record<string, string>, 'csv');
       } catch {
         // a filter stored under older rules: the page's edit form says what it accepts now
-        await sendAlertPage(deps, req, res, { status: 400, refusal: "This alert's filter is no longer accepted as a search: save it again below to see what to change." });
+        await sendAlertPage(deps, req, res, {
+          status: 400,
+          refusal:
+            "This alert's filter is no longer accepted as a search: save it again below to see what to change.",
+        });
         return;
       }
       const plan = await findPlan(deps.database, me.planId);
@@ -52,25 +54,30 @@ export function alertDownload(deps: DashboardDeps): Router {
           slot: `export:${downloadBucket(me.id)}`,
           holder: ['your account', 'one account'],
           charge: async (count, now) => {
-            if (plan === undefined) throw new ApiError('export_too_large', `your account's plan (${me.planId}) is not known to this server, so it allows no export`);
-            if (plan.exportRowsMax !== null && count > plan.exportRowsMax) {
-              throw new ApiError('export_too_large', `this download would hold ${count} rows and your plan (${plan.id}) allows ${plan.exportRowsMax} per export: narrow the alert's filter, or move to a plan with more`);
-            }
-            const cost = exportCost(count);
-            let decision;
-            try {
-              decision = await deps.rateLimiter.reserve(downloadBucket(me.id), { limit: plan.requestsPerWindow, windowSeconds: plan.windowSeconds }, now, cost);
-            } catch (error) {
-              if (error instanceof RateLimiterUnavailableError) throw limiterUnavailable(error);
-              throw error;
-            }
-            if (!decision.allowed) {
-              const minutes = Math.max(1, Math.ceil((decision.resetAt - now.getTime() / 1000) / 60));
+            if (plan === undefined)
               throw new ApiError(
-                'rate_limited',
-                `this download would hold ${count} rows, which counts as ${cost} requests (one per started ${EXPORT_LIMITS.rowsPerRequest} rows), and your account's downloads have ${decision.remaining} left this hour: retry in ${minutes} min, or narrow the alert's filter`,
+                'export_too_large',
+                `your account's plan (${me.planId}) is not known to this server, so it allows no export`,
               );
-            }
+            await chargeExport(
+              deps.rateLimiter,
+              {
+                bucket: downloadBucket(me.id),
+                planId: plan.id,
+                exportRowsMax: plan.exportRowsMax,
+                limit: plan.requestsPerWindow,
+                windowSeconds: plan.windowSeconds,
+                alreadyCounted: 0,
+                words: {
+                  noun: 'download',
+                  holder: "your account's downloads have",
+                  narrow: "narrow the alert's filter",
+                  retry: (seconds) => `retry in ${Math.max(1, Math.ceil(seconds / 60))} min`,
+                },
+              },
+              count,
+              now,
+            );
           },
         });
       } catch (error) {
