@@ -1,4 +1,5 @@
 import { Agent, get, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,14 +27,15 @@ function request(
   path: string,
   key: string,
   agent: Agent,
-): Promise<{ res: IncomingMessage; localPort: number | undefined }> {
+): Promise<{ res: IncomingMessage; localPort: number | undefined; socket: Socket }> {
   return new Promise((resolve, reject) => {
     get(
       { host: '127.0.0.1', port, path, agent, headers: { Authorization: `Bearer ${key}` } },
       (res) => {
-        const localPort = res.socket.localPort;
+        const socket = res.socket;
+        const localPort = socket.localPort;
         res.resume();
-        res.once('end', () => resolve({ res, localPort }));
+        res.once('end', () => resolve({ res, localPort, socket }));
       },
     ).once('error', reject);
   });
@@ -64,6 +66,63 @@ describe.skipIf(postgresSkipped)('keep-alive connections of serve', () => {
       expect(second.res.statusCode).toBe(200);
       // the same socket: the server had not closed it
       expect(second.localPort).toBe(first.localPort);
+    } finally {
+      agent.destroy();
+      server.child.kill('SIGKILL');
+    }
+  });
+
+  it('leaves an idle connection open for a moment when the listener closes: a request already on its way is answered, with Connection: close', async () => {
+    const port = await freePort();
+    const server = serve(test.url!, port, { SHUTDOWN_DELAY_MS: '0', LOG_LEVEL: 'info' });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await until('it listens', () => server.output().includes('listening on'));
+      const first = await request(port, '/api/v1/stats', key, agent);
+      expect(first.res.statusCode).toBe(200);
+      server.child.kill('SIGTERM');
+      await until('the listener has closed', () => server.output().includes('shutting down'));
+      // a balancer that picked this idle connection just before the close: Node's own close
+      // would have reset it under the request
+      const second = await request(port, '/api/v1/stats', key, agent);
+      expect(second.res.statusCode).toBe(200);
+      expect(second.localPort).toBe(first.localPort);
+      expect(second.res.headers.connection).toBe('close');
+      // and the process does not wait out the 65 s keep-alive of a connection nobody uses
+      const code = await Promise.race([
+        server.exited,
+        sleep(10_000, 'still running 10 s after its last response'),
+      ]);
+      expect(code).toBe(0);
+    } finally {
+      agent.destroy();
+      server.child.kill('SIGKILL');
+    }
+  });
+
+  it('closes a connection nobody uses once it has been idle a second after the listener closed', async () => {
+    const port = await freePort();
+    const server = serve(test.url!, port, {
+      SHUTDOWN_DELAY_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '60000',
+      LOG_LEVEL: 'info',
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await until('it listens', () => server.output().includes('listening on'));
+      const { res, socket } = await request(port, '/api/v1/stats', key, agent);
+      expect(res.statusCode).toBe(200);
+      const closed = new Promise<number>((resolve) =>
+        socket.once('close', () => resolve(Date.now())),
+      );
+      server.child.kill('SIGTERM');
+      await until('the listener has closed', () => server.output().includes('shutting down'));
+      const listenerClosed = Date.now();
+      const at = await Promise.race([closed, sleep(10_000, -1)]);
+      expect(at).toBeGreaterThan(0);
+      // not at once (a request could be on its way), not after the keep-alive's 65 s
+      expect(at - listenerClosed).toBeGreaterThanOrEqual(800);
+      expect(await Promise.race([server.exited, sleep(10_000, 'still running')])).toBe(0);
     } finally {
       agent.destroy();
       server.child.kill('SIGKILL');

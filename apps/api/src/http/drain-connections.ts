@@ -1,38 +1,80 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 
-/** What a shutdown calls once the server has stopped accepting connections. */
+/**
+ * How long a connection must have been idle before a draining server closes it. A balancer
+ * reuses its most recently used keep-alive connection first (nginx's cache is last in, first
+ * out), so one idle this long is not the one a request is being written to: closing it then
+ * does not meet a request on the wire, which the balancer would log as a reset.
+ */
+export const DRAIN_IDLE_CLOSE_MS = 1_000;
+/** How often a draining server looks for connections idle long enough to close. */
+const SWEEP_MS = 100;
+
+/** What a shutdown calls to stop the server: no new connection, and each open one closed as it finishes. */
 export interface ConnectionDrain {
-  /** Closes idle connections now, and every other one as soon as its response is written. */
-  drain(): void;
+  /**
+   * Stops accepting connections; from now on every response tells its client `Connection:
+   * close` and closes its connection once written, and a connection idle for
+   * DRAIN_IDLE_CLOSE_MS is closed. `closed` is called once the last connection has closed.
+   */
+  close(closed: () => void): void;
+  /** Closes every connection now, busy or not: the shutdown's deadline. */
+  closeAll(): void;
 }
 
 /**
- * Lets a shutdown close keep-alive connections as their responses finish. `server.close()`
- * closes only idle connections: one that carried a request in flight would stay open for the
- * whole keep-alive timeout after its response (65 s by default, see KEEP_ALIVE_TIMEOUT_MS),
- * and the process with it until the shutdown timeout cut it. Once draining, a response not
- * yet sent tells its client `Connection: close`, and a connection left idle is closed.
+ * Lets a shutdown close keep-alive connections without a reset. Node's `server.close()` closes
+ * every idle connection at once, and a request a balancer is sending on one of them at that
+ * moment meets a closed socket (nginx logs "reset by peer" and retries it elsewhere, or fails a
+ * POST); and a connection that carried a request in flight would stay open for the whole
+ * keep-alive timeout after its response (65 s, see KEEP_ALIVE_TIMEOUT_MS). So the listener is
+ * closed as a plain net.Server (no new connections, the open ones left alone), a response
+ * written from then on says `Connection: close`, and only connections idle a while are closed.
  */
 export function trackConnections(server: Server): ConnectionDrain {
+  /** Every open connection, with the time it last became idle (undefined while a request runs on it). */
+  const open = new Map<Socket, number | undefined>();
   const inFlight = new Set<ServerResponse>();
   let draining = false;
   const closeAfter = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   };
-  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+  server.on('connection', (socket: Socket) => {
+    open.set(socket, performance.now());
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    open.set(socket, undefined);
     inFlight.add(res);
     if (draining) closeAfter(res);
     res.once('close', () => {
       inFlight.delete(res);
-      // a response that had already sent its headers leaves its connection idle: close it
-      if (draining) server.closeIdleConnections();
+      if (open.has(socket)) open.set(socket, performance.now());
     });
   });
+  const sweep = () => {
+    const now = performance.now();
+    for (const [socket, idleSince] of open) {
+      if (idleSince !== undefined && now - idleSince >= DRAIN_IDLE_CLOSE_MS) socket.destroy();
+    }
+  };
   return {
-    drain() {
+    close(closed) {
       draining = true;
       for (const res of inFlight) closeAfter(res);
-      server.closeIdleConnections();
+      // net.Server's own close: http.Server's would close every idle connection at once
+      NetServer.prototype.close.call(server, () => {
+        clearInterval(sweeping);
+        closed();
+      });
+      const sweeping = setInterval(sweep, SWEEP_MS);
+      sweeping.unref();
+    },
+    closeAll() {
+      server.closeAllConnections();
+      for (const socket of open.keys()) socket.destroy();
     },
   };
 }

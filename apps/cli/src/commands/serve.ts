@@ -209,10 +209,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     logger.info('shutting down: finishing in-flight requests');
     const force = setTimeout(() => {
       logger.warn('shutdown timeout reached: closing remaining connections');
-      server.closeAllConnections();
+      connections.closeAll();
     }, config.shutdownTimeoutMs - closingReserveMs);
     force.unref();
-    server.close(() => {
+    // no new connection; each open one closes after its response, or once idle a while
+    connections.close(() => {
       void closeAll().finally(() => {
         flushRepeats(logger);
         logger.info('stopped');
@@ -220,7 +221,6 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
         process.exitCode = 0;
       });
     });
-    connections.drain();
   };
   // A worker of serve-workers.ts hears a signal twice (from the supervisor's signal to the
   // process group and from the primary): it ignores the repeat. Anywhere else a second signal
