@@ -120,7 +120,9 @@ export class ExportBody extends Readable {
    */
   fail(error: unknown): void {
     if (this.destroyed) return;
-    const gone = error instanceof ExportStopped && error.why === 'client_gone';
+    // the client's leaving cancels the statement: the driver's error then names the cancel, not why
+    const reason: unknown = error instanceof ExportStopped ? error : this.signal.reason;
+    const gone = reason instanceof ExportStopped && reason.why === 'client_gone';
     if (gone) {
       this.destroy();
       return;
