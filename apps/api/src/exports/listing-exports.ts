@@ -18,11 +18,12 @@ export const EXPORT_PAGE_ROWS = 500;
 /** A slot of a process that died is freed after this; a running export renews its lease. */
 const SLOT_LEASE_MS = 60_000;
 /**
- * gzip's level for exports: 4, not zlib's 6. An export is megabytes to gigabytes compressed while
- * it streams, so gzip's speed sets its rate: on 100,000 rows level 4 compressed JSON lines at
- * 123 MB/s against 50 (26 % more bytes) and CSV at 60 against 21 MB/s (8 % more bytes).
+ * gzip's level for exports: 3, not zlib's 6. An export is megabytes to gigabytes compressed while
+ * it streams, so gzip's speed sets its rate. Levels 1-3 are zlib's fast strategy, 4-9 its lazy
+ * one: on 60 MB of exported rows (5M listings) level 3 compressed JSON lines at 205 MB/s against
+ * 120 at level 4 with 2 % more bytes, and CSV at 96 against 74 MB/s with the same bytes.
  */
-const EXPORT_GZIP_LEVEL = 4;
+const EXPORT_GZIP_LEVEL = 3;
 /** Seconds a refused concurrent export is told to wait. */
 const BUSY_RETRY_AFTER = 10;
 
@@ -140,7 +141,7 @@ export class ListingExports {
     const coding = negotiateCoding(request.acceptEncoding);
     if (coding !== 'gzip') return { count, body };
     res.setHeader('Content-Encoding', 'gzip');
-    // flushed per page: a client sees rows arrive while the export runs, not at its end
+    // gzip passes on each 16 KiB it has compressed: a client sees rows arrive while the export runs
     const gzip = createGzip({ level: EXPORT_GZIP_LEVEL });
     body.on('error', (error) => gzip.destroy(error));
     return { count, body: body.pipe(gzip) };
