@@ -8,8 +8,8 @@ export interface Snapshot {
   count(statement: RenderedStatement): Promise<number>;
   /**
    * The rows of a statement in pages of at most `pageSize`, as arrays in select order, fetched
-   * from a cursor one page at a time: the next page is fetched only when the loop asks for it,
-   * so a consumer that waits (a slow socket) holds one page, and the database holds the rest.
+   * from a cursor: PostgreSQL fetches the next page while the loop works on one, and no further,
+   * so a consumer that waits (a slow socket) holds two pages, and the database holds the rest.
    */
   pages(statement: RenderedStatement, pageSize: number): AsyncIterable<unknown[][]>;
 }
@@ -80,14 +80,36 @@ async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedSt
     canceller?.(query).catch(() => undefined);
   };
   signal.addEventListener('abort', cancel, { once: true });
+  const pages = query.cursor(pageSize)[Symbol.asyncIterator]();
+  let next: Promise<IteratorResult<unknown[][]>> = Promise.resolve(pages.next());
+  let finished = false;
   try {
-    for await (const rows of query.cursor(pageSize)) {
+    for (;;) {
+      const page = await next;
+      if (page.done === true) {
+        finished = true;
+        if (signal.aborted) throw abortReason(signal);
+        return;
+      }
       if (signal.aborted) throw abortReason(signal);
-      yield rows;
+      // The next page is asked for before this one is handed on: PostgreSQL produces it while
+      // the caller renders and writes this one, instead of each waiting for the other (one
+      // page more in memory, two in all).
+      next = Promise.resolve(pages.next());
+      yield page.value;
     }
-    if (signal.aborted) throw abortReason(signal);
   } finally {
     signal.removeEventListener('abort', cancel);
+    if (!finished) {
+      // Left before the last page (aborted, or the caller stopped): once the page asked for has
+      // come (at once when aborted: the cancel above ends it), the portal is closed, so the
+      // driver does not wait to be asked for more on a connection the transaction still needs
+      // for its rollback. A failure of that page is nobody's to report.
+      await next.then(
+        (page) => (page.done === true ? undefined : pages.return?.()),
+        () => undefined,
+      );
+    }
   }
 }
 
