@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +34,7 @@ describe.skipIf(!runs)('compose.yaml on the Dockerfile image', () => {
   const password = randomBytes(18).toString('hex');
   let images: TestImages;
   let ports: [number, number];
+  let prometheusPort: number;
   let key: string;
 
   const dc = (...args: string[]) =>
@@ -55,17 +56,24 @@ describe.skipIf(!runs)('compose.yaml on the Dockerfile image', () => {
     const started = Date.now();
     images = await buildImages();
     ports = [await freePort(), await freePort()];
+    prometheusPort = await freePort();
     writeFileSync(
       envFile,
       [
         `POSTGRES_PASSWORD=${password}`,
-        'COMPOSE_PROFILES=demo',
+        // the profile ops, with every process's database connections through its PgBouncer
+        'COMPOSE_PROFILES=demo,ops',
+        'DATABASE_HOST=pgbouncer',
+        'DATABASE_URL_OPTIONS=?pgbouncer=true',
         'DEMO_ROWS=2000',
         `DOMAIN_INDEX_IMAGE=${images.app}`,
         `POSTGRES_IMAGE=${images.services}`,
         `REDIS_IMAGE=${images.services}`,
+        `PGBOUNCER_IMAGE=${images.services}`,
+        `PROMETHEUS_IMAGE=${images.prometheus}`,
         `API_1_PORT=127.0.0.1:${ports[0]}`,
         `API_2_PORT=127.0.0.1:${ports[1]}`,
+        `PROMETHEUS_PORT=127.0.0.1:${prometheusPort}`,
         '',
       ].join('\n'),
     );
@@ -165,6 +173,78 @@ describe.skipIf(!runs)('compose.yaml on the Dockerfile image', () => {
       ])
     ).stdout.trim();
     expect(health).toBe(images.version);
+  });
+
+  it('goes through PgBouncer with the profile ops: PostgreSQL sees no connection from the API, the worker or migrate', async () => {
+    const postgres = await containerOf('postgres');
+    const pgbouncer = await containerOf('pgbouncer');
+    const pgbouncerAddress = await inspect(
+      pgbouncer,
+      '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}',
+    );
+    // a search on each instance opens server connections, if it has none yet
+    for (const port of ports) {
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/stats`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(response.status).toBe(200);
+    }
+    const clients = (
+      await run('docker', [
+        'exec',
+        postgres,
+        'psql',
+        '-U',
+        'domain_index',
+        '-d',
+        'domain_index',
+        '-Atc',
+        "select distinct host(client_addr) from pg_stat_activity where backend_type = 'client backend' and client_addr is not null",
+      ])
+    ).stdout
+      .trim()
+      .split('\n');
+    expect(clients).toEqual([pgbouncerAddress]);
+  });
+
+  it('runs Prometheus with the profile ops: the shipped rules loaded, both instances and the worker scraped', async () => {
+    const prometheus = `http://127.0.0.1:${prometheusPort}/api/v1`;
+    const shipped = readFileSync(join(repoRoot, 'deploy/prometheus/alert-rules.yml'), 'utf8');
+    const alertNames = [...shipped.matchAll(/^\s*- alert: (\S+)/gm)].map((match) => match[1]);
+    expect(alertNames.length).toBeGreaterThan(0);
+    const rules = await waitFor(
+      "Prometheus' rules",
+      async () => {
+        const response = await fetch(`${prometheus}/rules`).catch(() => undefined);
+        if (response?.status !== 200) return undefined;
+        const body = (await response.json()) as {
+          data: { groups: { rules: { name: string }[] }[] };
+        };
+        return body.data.groups.flatMap((group) => group.rules.map((rule) => rule.name));
+      },
+      60_000,
+    );
+    expect([...rules].sort()).toEqual([...alertNames].sort());
+    // every target up: scraped at least once (every 15 s) since the stack came up
+    const targets = await waitFor(
+      'every target up',
+      async () => {
+        const response = await fetch(`${prometheus}/targets`);
+        const body = (await response.json()) as {
+          data: { activeTargets: { labels: { job: string; instance: string }; health: string }[] };
+        };
+        const active = body.data.activeTargets;
+        return active.length === 3 && active.every((target) => target.health === 'up')
+          ? active.map((target) => `${target.labels.job} ${target.labels.instance}`).sort()
+          : undefined;
+      },
+      90_000,
+    );
+    expect(targets).toEqual([
+      'domain-index-api api-1:9464',
+      'domain-index-api api-2:9464',
+      'domain-index-sync worker:9464',
+    ]);
   });
 
   it('reports healthy through its HEALTHCHECK, and stops on SIGTERM with code 0 within its grace', async () => {

@@ -10,6 +10,8 @@ export interface TestImages {
   app: string;
   /** PostgreSQL, Redis and PgBouncer from Debian's packages on `base` */
   services: string;
+  /** Prometheus from Debian's package on `base`, with the official image's entrypoint and user */
+  prometheus: string;
   version: string;
   revision: string;
 }
@@ -89,5 +91,26 @@ export async function buildImages(): Promise<TestImages> {
       },
     ),
   );
-  return { base, app, services, version, revision };
+  const prometheus = 'domain-index-test/prometheus:latest';
+  await timed('prometheus image', () =>
+    run(
+      'docker',
+      [
+        'build',
+        '--quiet',
+        '--build-arg',
+        `BASE=${base}`,
+        '-f',
+        'prometheus.Dockerfile',
+        '-t',
+        prometheus,
+        '.',
+      ],
+      {
+        env,
+        cwd: join(repoRoot, 'deploy/test/support'),
+      },
+    ),
+  );
+  return { base, app, services, prometheus, version, revision };
 }
