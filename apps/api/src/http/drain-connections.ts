@@ -74,7 +74,6 @@ export function trackConnections(server: Server): ConnectionDrain {
     },
     closeAll() {
       server.closeAllConnections();
-      for (const socket of open.keys()) socket.destroy();
     },
   };
 }
