@@ -70,47 +70,26 @@ export async function buildImages(): Promise<TestImages> {
       { env },
     ),
   );
-  const services = 'domain-index-test/services:latest';
-  await timed('services image', () =>
-    run(
-      'docker',
-      [
-        'build',
-        '--quiet',
-        '--build-arg',
-        `BASE=${base}`,
-        '-f',
-        'services.Dockerfile',
-        '-t',
-        services,
-        '.',
-      ],
-      {
-        env,
-        cwd: join(repoRoot, 'deploy/test/support'),
-      },
-    ),
+  // the stand-ins for the official images, from deploy/test/support's Dockerfiles on `base`
+  const standIn = async (what: string, dockerfile: string, tag: string) => {
+    await timed(what, () =>
+      run(
+        'docker',
+        ['build', '--quiet', '--build-arg', `BASE=${base}`, '-f', dockerfile, '-t', tag, '.'],
+        { env, cwd: join(repoRoot, 'deploy/test/support') },
+      ),
+    );
+    return tag;
+  };
+  const services = await standIn(
+    'services image',
+    'services.Dockerfile',
+    'domain-index-test/services:latest',
   );
-  const prometheus = 'domain-index-test/prometheus:latest';
-  await timed('prometheus image', () =>
-    run(
-      'docker',
-      [
-        'build',
-        '--quiet',
-        '--build-arg',
-        `BASE=${base}`,
-        '-f',
-        'prometheus.Dockerfile',
-        '-t',
-        prometheus,
-        '.',
-      ],
-      {
-        env,
-        cwd: join(repoRoot, 'deploy/test/support'),
-      },
-    ),
+  const prometheus = await standIn(
+    'prometheus image',
+    'prometheus.Dockerfile',
+    'domain-index-test/prometheus:latest',
   );
   return { base, app, services, prometheus, version, revision };
 }
