@@ -118,21 +118,51 @@ async function createDatabaseOn(cluster: PostgresCluster, name: string): Promise
   return database;
 }
 
-/** Waits until the replica has replayed everything the primary has written so far. */
-async function caughtUp(primary: Database, replica: Database, ms = 20_000): Promise<void> {
+/**
+ * Waits until the replica has replayed everything the primary has written so far. On a timeout
+ * the error says where replay stands and quotes the replica's log (the suite's replica logs
+ * recovery conflict waits), so a replica held up in CI can be told from a slow one.
+ */
+async function caughtUp(
+  primary: Database,
+  replica: Database,
+  ms = 60_000,
+  cluster?: PostgresCluster,
+): Promise<void> {
   const [{ lsn }] = (await primary.rows<{ lsn: string }>(
     sql`select pg_current_wal_lsn()::text as lsn`,
   )) as [{ lsn: string }];
-  await until(
-    'the replica catches up',
-    async () => {
-      const [row] = await replica.rows<{ behind: boolean }>(
-        sql`select pg_last_wal_replay_lsn() < ${lsn}::pg_lsn as behind`,
-      );
-      return row?.behind === false;
-    },
-    ms,
-  );
+  let replayed = 'unknown';
+  const started = Date.now();
+  try {
+    await until(
+      'the replica catches up',
+      async () => {
+        const [row] = await replica.rows<{ behind: boolean; replayed: string }>(
+          sql`select pg_last_wal_replay_lsn() < ${lsn}::pg_lsn as behind, pg_last_wal_replay_lsn()::text as replayed`,
+        );
+        replayed = row?.replayed ?? 'unknown';
+        return row?.behind === false;
+      },
+      ms,
+    );
+  } catch (error) {
+    throw new Error(
+      `${(error as Error).message}: replayed ${replayed}, primary at ${lsn}${await logTail(cluster)}`,
+    );
+  }
+  // a slow catch-up passes, but says so in the output: CI once saw replay held up for 30 s
+  if (Date.now() - started > 10_000)
+    console.warn(
+      `the replica took ${Date.now() - started} ms to catch up${await logTail(cluster)}`,
+    );
+}
+
+/** The last lines of a cluster's server log, for a failure message. */
+async function logTail(cluster: PostgresCluster | undefined): Promise<string> {
+  if (cluster === undefined) return '';
+  const lines = (await cluster.log()).trimEnd().split('\n');
+  return `\nits log, last ${Math.min(lines.length, 30)} lines:\n${lines.slice(-30).join('\n')}`;
 }
 
 /**
@@ -213,7 +243,7 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
       'log_recovery_conflict_waits = on',
     ]);
     replicaDb = await openDatabase({ databaseUrl: replica.url('api'), maxConnections: 2 });
-    await caughtUp(primaryDb, replicaDb);
+    await caughtUp(primaryDb, replicaDb, 60_000, replica);
   }, 120_000);
   afterAll(async () => {
     await replicaDb.close().catch(() => undefined);
@@ -665,12 +695,23 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
       overrides: { reads: router },
     });
     try {
+      // Both must hold what the primary has before the router's first sample, or it cannot
+      // bound their staleness; under CI's load replay can take a while after a base backup.
+      const secondDb = await replicaConnection(second.url('api'));
+      try {
+        await caughtUp(primaryDb, replicaDb, 60_000, replica);
+        await caughtUp(primaryDb, secondDb, 60_000, second);
+      } finally {
+        await secondDb.close();
+      }
       await router.start();
       await until(
         'both replicas are in use',
         () => Object.values(router.healthChecks()).every(([check]) => check?.status === 'pass'),
-        10_000,
-      );
+        30_000,
+      ).catch((error: unknown) => {
+        throw new Error(`${(error as Error).message}: ${JSON.stringify(router.healthChecks())}`);
+      });
       const snapshot = async () =>
         new Map(
           (
@@ -726,7 +767,7 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
     // connection during the replay failed in CI with EPIPE). Checked on a connection of its
     // own: the suite's replica was restarted by an earlier test.
     const replicaApi = await replicaConnection(replica.url('api'));
-    await caughtUp(primaryDb, replicaApi).finally(() => replicaApi.close());
+    await caughtUp(primaryDb, replicaApi, 60_000, replica).finally(() => replicaApi.close());
     const onReplica = await replicaConnection(replica.url('imports'), 4);
     const metrics = new ApiMetrics(new Registry());
     const router = new ReplicaRouter(importsDb, [onReplica], metrics, silent, {
@@ -746,7 +787,7 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
     const watcher = await replicaConnection(replica.url('imports'));
     let searching: (() => Promise<unknown>) | undefined;
     try {
-      await caughtUp(importsDb, watcher);
+      await caughtUp(importsDb, watcher, 60_000, replica);
       await router.start();
       await until(
         'the replica is in use',
@@ -791,7 +832,7 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
         records('ended', 2_000, () => ({ auction_end_time: '2020-01-01T00:00:00.000Z' })),
       );
       await purgeEnded(importsDb, new Date(), 3);
-      await caughtUp(importsDb, watcher, 60_000);
+      await caughtUp(importsDb, watcher, 60_000, replica);
       running = false;
       await Promise.all(loops);
       searching = undefined;
