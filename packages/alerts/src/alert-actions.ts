@@ -116,6 +116,14 @@ export class AlertActions {
     return found.id;
   }
 
+  /**
+   * These actions with their statements on `database`: a request's view of the database, so
+   * that they end with the request's deadline. The same actions when it is theirs already.
+   */
+  on(database: Database): AlertActions {
+    return database === this.deps.database ? this : new AlertActions({ ...this.deps, database }, this.context);
+  }
+
   /** Whether an email digest can be chosen (SMTP is configured). */
   get digestsAvailable(): boolean {
     return this.context.digestsAvailable;
@@ -164,7 +172,7 @@ export class AlertActions {
     }
     const id = newAlertId();
     const secret = webhookUrl === null ? null : generateWebhookSecret();
-    const box = await orQueryFailed(() => this.context.secretBox());
+    const box = await orQueryFailed(() => this.context.secretBox(this.deps.database));
     const now = this.deps.clock.now();
     const position = await orQueryFailed(() => newestEventPosition(database));
     const made = await withKeeper(
@@ -241,7 +249,7 @@ export class AlertActions {
     let secret: string | null = null;
     if (typeof changes.webhookUrl === 'string' && row.webhookSecret === null) {
       secret = generateWebhookSecret();
-      changes.webhookSecret = (await orQueryFailed(() => this.context.secretBox())).seal(secret, row.id);
+      changes.webhookSecret = (await orQueryFailed(() => this.context.secretBox(this.deps.database))).seal(secret, row.id);
     }
     const fields = Object.keys(body).filter((field) => body[field as keyof AlertChanges] !== undefined);
     await withKeeper(
@@ -288,7 +296,7 @@ export class AlertActions {
     if (row.webhookUrl === null || row.webhookSecret === null) {
       throw new ApiError('invalid_parameter', 'the alert has no webhook, so no signing secret to rotate; set a webhook_url first', 'id');
     }
-    const box = await orQueryFailed(() => this.context.secretBox());
+    const box = await orQueryFailed(() => this.context.secretBox(this.deps.database));
     const secret = generateWebhookSecret();
     const now = this.deps.clock.now();
     await withKeeper(

@@ -32,8 +32,9 @@ export class AlertContext {
     if (settings.box !== undefined) this.box = Promise.resolve(settings.box);
   }
 
-  secretBox(): Promise<SecretBox> {
-    this.box ??= loadWebhookSecretKey(this.database).catch((error: unknown) => {
+  /** Loaded once, on `database` when given (a request's view, bounded by its deadline). */
+  secretBox(database: Database = this.database): Promise<SecretBox> {
+    this.box ??= loadWebhookSecretKey(database).catch((error: unknown) => {
       this.box = undefined;
       throw error;
     });

@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { currentDeadline, DeadlineExceededError } from './deadline';
+import { DeadlineExceededError } from './deadline';
 
 /** What a postgres.js query is beyond its promise: the parts a deadline needs. */
 interface DriverQuery {
@@ -22,9 +22,9 @@ function isDriverQuery(value: unknown): value is DriverQuery {
 }
 
 /**
- * The postgres.js client with deadlines (deadline.ts) enforced on everything sent through it:
- * tagged statements, `unsafe`, and the statements of `begin` and `savepoint` transactions.
- * Without a deadline in force it changes nothing.
+ * The postgres.js client bound by `deadline` (epoch ms): everything sent through it (tagged
+ * statements, `unsafe`, and the statements of `begin` and `savepoint` transactions) must
+ * finish by then. `Database.until` hands it out; the client itself stays unbound.
  *
  * Why not the server's statement_timeout alone: it starts when the statement reaches the
  * server, so the time spent waiting for a connection (a stalled server accepts connections and
@@ -32,17 +32,17 @@ function isDriverQuery(value: unknown): value is DriverQuery {
  * timeout let a request hang 30 s per statement. And a pooler in transaction mode cannot take
  * statement_timeout as a startup parameter.
  */
-export function boundByDeadlines<T extends postgres.Sql | postgres.TransactionSql>(client: T): T {
+export function boundByDeadline<T extends postgres.Sql | postgres.TransactionSql>(client: T, deadline: number): T {
   return new Proxy(client, {
     apply(target, thisArg, args) {
-      return bound(Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args));
+      return bound(Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args), deadline);
     },
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       const method = value as (...args: unknown[]) => unknown;
-      if (property === 'unsafe') return (...args: unknown[]) => bound(Reflect.apply(method, target, args));
-      if (property === 'begin' || property === 'savepoint') return (...args: unknown[]) => transaction(target, method, args);
+      if (property === 'unsafe') return (...args: unknown[]) => bound(Reflect.apply(method, target, args), deadline);
+      if (property === 'begin' || property === 'savepoint') return (...args: unknown[]) => transaction(target, method, args, deadline);
       return value;
     },
   });
@@ -53,9 +53,8 @@ export function boundByDeadlines<T extends postgres.Sql | postgres.TransactionSq
  * rejected at once, and the query is taken off the pool's queue (never sent) or cancelled on the
  * server (sent). A query made after its deadline is refused before anything is sent.
  */
-function bound<Q>(made: Q): Q {
-  const deadline = currentDeadline();
-  if (deadline === undefined || !isDriverQuery(made)) return made;
+function bound<Q>(made: Q, deadline: number): Q {
+  if (!isDriverQuery(made)) return made;
   const remaining = deadline - Date.now();
   if (remaining <= 0) throw new DeadlineExceededError();
   const query = made;
@@ -93,15 +92,13 @@ type TransactionBody = (sql: postgres.TransactionSql) => unknown;
  * against the deadline: past it the caller is answered at once, and when the connection comes
  * later the body does not run (the transaction rolls back at once).
  */
-function transaction(target: object, method: (...args: unknown[]) => unknown, args: unknown[]): unknown {
-  const deadline = currentDeadline();
+function transaction(target: object, method: (...args: unknown[]) => unknown, args: unknown[], deadline: number): unknown {
   const body = args.at(-1) as TransactionBody;
   const guarded: TransactionBody = (sql) => {
-    if (deadline !== undefined && Date.now() >= deadline) throw new DeadlineExceededError();
-    return body(boundByDeadlines(sql));
+    if (Date.now() >= deadline) throw new DeadlineExceededError();
+    return body(boundByDeadline(sql, deadline));
   };
   const started = Reflect.apply(method, target, [...args.slice(0, -1), guarded]) as Promise<unknown>;
-  if (deadline === undefined) return started;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
     started.then(

@@ -5,7 +5,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { boundByDeadlines } from './bounded-client';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { boundByDeadline } from './bounded-client';
 import { parseDatabaseUrl } from './database-url';
 import * as schema from './schema';
 
@@ -37,6 +38,17 @@ export interface Database {
    * select exactly the values they answer with.
    */
   values(statement: RenderedStatement): Promise<unknown[][]>;
+  /**
+   * This database with every statement sent through the returned view bounded by `deadline`
+   * (epoch ms): a statement still running then is abandoned and cancelled on the server, one
+   * made later fails at once, and waiting for a connection counts (DeadlineExceededError,
+   * classified `unavailable`). A request's handlers use the view of its deadline; work that
+   * must not die with a request (flushes, background loops) uses the database itself, which
+   * has no deadline. The embedded database runs in-process and has none: its view is itself.
+   */
+  until(deadline: number): Database;
+  /** The database a view bounds (itself when it is not one): what memos made per database key on. */
+  readonly root: Database;
   /** The pool's connections and waiting statements; undefined for the embedded database. */
   poolStats(): PoolStats | undefined;
   /** Closes the pool or the embedded instance. */
@@ -155,35 +167,78 @@ function openPostgres(rawUrl: string, options: DatabaseOptions): Database {
           ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
         },
   });
-  const client = boundByDeadlines(driverClient);
-  const db = drizzlePostgres(client, { schema });
-  return {
+  const stats = () => {
+    const pool = (driverClient as unknown as { stats: () => DriverPoolStats }).stats();
+    return { max: pool.max, inUse: pool.busy + pool.full + pool.reserved, idle: pool.open, connecting: pool.connecting, waiting: pool.waiting };
+  };
+  const root = postgresDatabase(driverClient, drizzlePostgres(driverClient, { schema }), { url, pooled, stats, close: () => driverClient.end({ timeout: 5 }) });
+  return root;
+}
+
+/** What a PostgreSQL database and its deadline views share. */
+interface PostgresPool {
+  url: string;
+  pooled: boolean;
+  stats: () => PoolStats;
+  close: () => Promise<void>;
+}
+
+/** Renders raw SQL for `rows` without a Drizzle instance (a view makes its own only when asked). */
+const dialect = new PgDialect();
+
+/**
+ * A Database over `client`: the driver's own client for the database itself, a client bound by
+ * a deadline for a view. A view is made per request, so it is cheap: its Drizzle instance is
+ * made only if a handler asks for `db`, and the hot paths (`values`, `rows`) never do.
+ */
+function postgresDatabase(client: postgres.Sql, drizzle: Drizzle | (() => Drizzle), pool: PostgresPool, rootOf?: Database): Database {
+  const { pooled } = pool;
+  let db = typeof drizzle === 'function' ? undefined : drizzle;
+  const database: Database = {
     kind: 'postgres',
-    db,
-    driver: { kind: 'postgres', client, url, pooled },
-    rows: async <T extends Record<string, unknown>>(query: SQL) => [...(await db.execute(query))] as T[],
+    get db() {
+      db ??= (drizzle as () => Drizzle)();
+      return db;
+    },
+    driver: { kind: 'postgres', client, url: pool.url, pooled },
+    rows: async <T extends Record<string, unknown>>(query: SQL) => {
+      const rendered = dialect.sqlToQuery(query);
+      return [...(await client.unsafe(rendered.sql, rendered.params as postgres.ParameterOrJSON<never>[]))] as unknown as T[];
+    },
     values: async (statement) => [
       ...(await client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare: !pooled && statement.prepare === true }).values()),
     ],
-    poolStats: () => {
-      const stats = (driverClient as unknown as { stats: () => DriverPoolStats }).stats();
-      return { max: stats.max, inUse: stats.busy + stats.full + stats.reserved, idle: stats.open, connecting: stats.connecting, waiting: stats.waiting };
+    until: (deadline) => {
+      const bound = boundByDeadline(client, deadline);
+      // no schema: nothing uses Drizzle's relational queries, and reading it costs per instance
+      return postgresDatabase(bound, () => drizzlePostgres(bound) as unknown as Drizzle, pool, database.root);
     },
-    close: () => driverClient.end({ timeout: 5 }),
+    get root() {
+      return rootOf ?? database;
+    },
+    poolStats: pool.stats,
+    close: pool.close,
   };
+  return database;
 }
 
 async function openPglite(dataDir: string, dump: Blob | undefined): Promise<Database> {
   const client = new PGlite(dataDir, { extensions: { pg_trgm }, ...(dump !== undefined && { loadDataDir: dump }) });
   await client.waitReady;
   const db = drizzlePglite(client, { schema });
-  return {
+  const database: Database = {
     kind: 'pglite',
     db,
     driver: { kind: 'pglite', client },
     rows: async <T extends Record<string, unknown>>(query: SQL) => (await db.execute(query)).rows as T[],
     values: async (statement) => (await client.query<unknown[]>(statement.sql, statement.params, { rowMode: 'array' })).rows,
+    // PGlite runs in-process, one statement at a time: nothing to bound, the view is itself
+    until: () => database,
+    get root() {
+      return database;
+    },
     poolStats: () => undefined,
     close: () => client.close(),
   };
+  return database;
 }

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from './database';
 import { classifyDatabaseFailure } from './failures';
-import { isDeadlineExceeded, withDeadline, withoutDeadline } from './deadline';
+import { isDeadlineExceeded } from './deadline';
+import { perDatabase } from './per-database';
 import { createTestDatabase, testEngines, type TestDatabase } from './testing';
 
 const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
@@ -50,7 +51,7 @@ describe.skipIf(postgres.skip)('deadlines on PostgreSQL statements', () => {
   });
 
   it('abandons a running statement at its deadline and cancels it on the server', async () => {
-    const { ms, error } = await elapsed(() => withDeadline(300, () => database.rows(sql`select pg_sleep(30), 'deadline-probe' as tag`)));
+    const { ms, error } = await elapsed(() => database.until(Date.now() + 300).rows(sql`select pg_sleep(30), 'deadline-probe' as tag`));
     expect(isDeadlineExceeded(error)).toBe(true);
     expect(classifyDatabaseFailure(error).kind).toBe('unavailable');
     expect(ms).toBeLessThan(2_000);
@@ -61,23 +62,32 @@ describe.skipIf(postgres.skip)('deadlines on PostgreSQL statements', () => {
   });
 
   it('bounds a transaction, its statements and the wait for its connection', async () => {
-    const { error } = await elapsed(() => withDeadline(300, () => database.db.transaction(async (tx) => tx.execute(sql`select pg_sleep(30)`))));
+    const { error } = await elapsed(() => database.until(Date.now() + 300).db.transaction(async (tx) => tx.execute(sql`select pg_sleep(30)`)));
     expect(isDeadlineExceeded(error)).toBe(true);
     // the pool is whole afterwards: both connections serve
     expect(await Promise.all([database.rows(sql`select 1 as one`), database.rows(sql`select 2 as two`)])).toEqual([[{ one: 1 }], [{ two: 2 }]]);
   });
 
-  it('refuses at once a statement made after the deadline, and leaves work outside any deadline alone', async () => {
-    const late = await elapsed(() => withDeadline(50, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return database.rows(sql`select 1`);
-    }));
+  it('refuses at once a statement made after the deadline, and leaves the database itself and other views alone', async () => {
+    const view = database.until(Date.now() + 50);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const late = await elapsed(() => view.rows(sql`select 1`));
     expect(isDeadlineExceeded(late.error)).toBe(true);
-    const free = await withDeadline(50, () => withoutDeadline(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return database.rows<{ one: number }>(sql`select 1 as one`);
-    }));
-    expect(free).toEqual([{ one: 1 }]);
+    const lateValues = await elapsed(() => view.values({ sql: 'select 1', params: [] }));
+    expect(isDeadlineExceeded(lateValues.error)).toBe(true);
+    // the view's deadline is its own: the database it bounds, and a later view, still answer
+    expect(await database.rows<{ one: number }>(sql`select 1 as one`)).toEqual([{ one: 1 }]);
+    expect(await database.until(Date.now() + 5_000).rows<{ two: number }>(sql`select 2 as two`)).toEqual([{ two: 2 }]);
+    expect(view.root).toBe(database);
+  });
+
+  it('shares what is made per database with its views: a request does not render its statements again', () => {
+    let made = 0;
+    const memo = perDatabase(() => ({ made: (made += 1) }));
+    const first = memo(database);
+    expect(memo(database.until(Date.now() + 1_000))).toBe(first);
+    expect(memo(database.until(Date.now() + 1_000).until(Date.now() + 2_000))).toBe(first);
+    expect(made).toBe(1);
   });
 
   it('gives up on a server that accepts and never answers at the deadline, not at the connect timeout, and recovers its pool', async () => {
@@ -85,7 +95,7 @@ describe.skipIf(postgres.skip)('deadlines on PostgreSQL statements', () => {
     const stalled = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${silent.port}/x`, maxConnections: 1, connectTimeoutMs: 60_000 });
     try {
       for (let i = 0; i < 3; i += 1) {
-        const { ms, error } = await elapsed(() => withDeadline(300, () => stalled.rows(sql`select 1`)));
+        const { ms, error } = await elapsed(() => stalled.until(Date.now() + 300).rows(sql`select 1`));
         expect(isDeadlineExceeded(error)).toBe(true);
         expect(ms).toBeLessThan(1_500);
       }

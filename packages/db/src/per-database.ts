@@ -8,10 +8,12 @@ import type { Database } from './database';
 export function perDatabase<T>(make: (database: Database) => T): (database: Database) => T {
   const made = new WeakMap<Database, T>();
   return (database) => {
-    let value = made.get(database);
+    // a request's deadline view shares its database's memo: one per open database, not per request
+    const { root } = database;
+    let value = made.get(root);
     if (value === undefined) {
-      value = make(database);
-      made.set(database, value);
+      value = make(root);
+      made.set(root, value);
     }
     return value;
   };

@@ -1,6 +1,5 @@
 import type postgres from 'postgres';
 import type { Database, RenderedStatement } from './database';
-import { withoutDeadline } from './deadline';
 
 /** What runs inside one snapshot: counts and a cursor over the same committed state. */
 export interface Snapshot {
@@ -43,8 +42,10 @@ function abortReason(signal: AbortSignal): Error {
  */
 export async function inSnapshot<T>(database: Database, options: SnapshotOptions, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
   if (options.signal.aborted) throw abortReason(options.signal);
-  if (database.driver.kind === 'postgres') return inPostgresSnapshot(database.driver.client, options, work);
-  return inPgliteSnapshot(database.driver.client, options, work);
+  // on the database itself, never a request's deadline view: the cursor bounds itself (below)
+  const { driver } = database.root;
+  if (driver.kind === 'postgres') return inPostgresSnapshot(driver.client, options, work);
+  return inPgliteSnapshot(driver.client, options, work);
 }
 
 async function inPostgresSnapshot<T>(client: postgres.Sql, options: SnapshotOptions, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
@@ -64,12 +65,13 @@ async function inPostgresSnapshot<T>(client: postgres.Sql, options: SnapshotOpti
 }
 
 /**
- * The pages of a postgres.js cursor. Its queries are made outside any request deadline: the
- * driver's cursor replaces the promise callbacks a deadline wraps (bounded-client.ts), so the
- * export bounds itself (its statement timeout, and the caller's abort on its own timer).
+ * The pages of a postgres.js cursor. Run on a database without a deadline (not a request's
+ * view): the driver's cursor replaces the promise callbacks a deadline wraps
+ * (bounded-client.ts), so the export bounds itself (its statement timeout, and the caller's
+ * abort on its own timer).
  */
 async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedStatement, pageSize: number, signal: AbortSignal): AsyncGenerator<unknown[][]> {
-  const query = withoutDeadline(() => tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values());
+  const query = tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values();
   // a fetch in flight (a sort of millions of rows before the first) is cancelled on the server
   // through its canceller, as bounded-client.ts does: `cancel()` drops the promise of a
   // CancelRequest, which rejects unhandled when the server cannot be reached

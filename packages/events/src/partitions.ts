@@ -23,10 +23,10 @@ const known = new WeakMap<Database, Set<string>>();
  * the second finds it made.
  */
 export async function ensureEventPartitions(database: Database, at: Date): Promise<void> {
-  let seen = known.get(database);
+  let seen = known.get(database.root);
   if (seen === undefined) {
     seen = new Set();
-    known.set(database, seen);
+    known.set(database.root, seen);
   }
   for (let offset = -1; offset <= 1; offset += 1) {
     const day = new Date(dayOf(at).getTime() + offset * DAY_MS);

@@ -65,6 +65,14 @@ function sortNames(domains: readonly string[]): { valid: string[]; repeated: num
 export class WatchlistActions {
   constructor(private readonly deps: { database: Database; clock: Clock }) {}
 
+  /**
+   * These actions with their statements on `database`: a request's view of the database, so
+   * that they end with the request's deadline. The same actions when it is theirs already.
+   */
+  on(database: Database): WatchlistActions {
+    return database === this.deps.database ? this : new WatchlistActions({ ...this.deps, database });
+  }
+
   /** The owner's watchlists, newest first. */
   async list(owner: WatchlistOwner): Promise<Watchlist[]> {
     const { database } = this.deps;

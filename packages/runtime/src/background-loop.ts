@@ -1,4 +1,3 @@
-import { withoutDeadline } from '@domain-index/db';
 import type { Logger } from './logger';
 
 /** One piece of work the loop runs: `run` is called every turn and decides itself whether anything is due. */
@@ -37,7 +36,7 @@ export class BackgroundLoop {
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = withoutDeadline(() => setTimeout(() => void this.turn(), ms).unref());
+    this.timer = setTimeout(() => void this.turn(), ms).unref();
   }
 
   private async turn(): Promise<void> {

@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import type { Database } from '@domain-index/db';
 import type { Clock } from '@domain-index/runtime/clock';
 import { html } from '@domain-index/html/html';
@@ -7,6 +7,7 @@ import { linkPageHeaders } from '../dashboard/security';
 import { strictRouter } from '../http/strict-router';
 import { routesUnder } from '../ops/request-metrics';
 import { checkConfirmation, CONFIRM_EMAIL_PATH, CONFIRM_LINK_DAYS, confirmWithToken, type ConfirmationCheck } from '@domain-index/alerts/digest-recipients';
+import { databaseOf } from '../http/request-deadline';
 
 /** The page of a link that does not confirm anything, and why. */
 function refused(check: Extract<ConfirmationCheck, { ok: false }>): { status: number; body: string } {
@@ -27,10 +28,10 @@ export function confirmEmailRouter(deps: { database: Database; clock: Clock }): 
   router.use(routesUnder(CONFIRM_EMAIL_PATH));
   router.use(linkPageHeaders);
   router.use(express.urlencoded({ extended: false, limit: 1024 }));
-  const answer = async (token: string, confirm: boolean): Promise<{ status: number; body: string }> => {
+  const answer = async (res: Response, token: string, confirm: boolean): Promise<{ status: number; body: string }> => {
     const now = deps.clock.now();
     if (!confirm) {
-      const check = await checkConfirmation(deps.database, token, now);
+      const check = await checkConfirmation(databaseOf(res, deps), token, now);
       if (!check.ok) return refused(check);
       return {
         status: 200,
@@ -41,13 +42,13 @@ export function confirmEmailRouter(deps: { database: Database; clock: Clock }): 
         }),
       };
     }
-    const done = await confirmWithToken(deps.database, token, now);
+    const done = await confirmWithToken(databaseOf(res, deps), token, now);
     if (!done.ok) return refused(done);
     return { status: 200, body: page({ title: 'Address confirmed', body: html`<p><b>${done.address}</b> is confirmed: the digests of its alerts are mailed to it from their next period on.</p>` }) };
   };
   for (const method of ['get', 'post'] as const) {
     router[method]('/:token', (req, res, next) => {
-      answer(req.params.token, method === 'post')
+      answer(res, req.params.token, method === 'post')
         .then(({ status, body }) => {
           res.status(status).set('Content-Type', 'text/html; charset=utf-8').send(body);
         })

@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import { alerts, eq, type Database } from '@domain-index/db';
 import type { Clock } from '@domain-index/runtime/clock';
 import { html } from '@domain-index/html/html';
@@ -9,6 +9,7 @@ import { routesUnder } from '../ops/request-metrics';
 import { recordAudit } from '@domain-index/audit/audit';
 import { suppress } from '@domain-index/alerts/digest-recipients';
 import { checkUnsubscribeToken, UNSUBSCRIBE_LINK_DAYS } from '@domain-index/alerts/unsubscribe-token';
+import { databaseOf } from '../http/request-deadline';
 
 /** Where an email digest's unsubscribe link points: public, no key and no sign-in needed. */
 export const UNSUBSCRIBE_PATH = '/alerts/unsubscribe';
@@ -26,7 +27,7 @@ export function unsubscribeRouter(deps: { database: Database; clock: Clock; secr
   router.use(routesUnder(UNSUBSCRIBE_PATH));
   router.use(linkPageHeaders);
   router.use(express.urlencoded({ extended: false, limit: 1024 }));
-  const answer = async (alertId: string, token: string, confirm: boolean): Promise<{ status: number; body: string }> => {
+  const answer = async (res: Response, alertId: string, token: string, confirm: boolean): Promise<{ status: number; body: string }> => {
     const check = checkUnsubscribeToken(deps.secret, alertId, token, deps.clock.now());
     if (check === 'invalid') {
       return { status: 404, body: page({ title: 'Link not valid', body: html`<p>This unsubscribe link is not valid. Copy the whole link from the email, or turn the digest off in the dashboard.</p>` }) };
@@ -41,7 +42,7 @@ export function unsubscribeRouter(deps: { database: Database; clock: Clock; secr
         }),
       };
     }
-    const [alert] = await deps.database.db.select({ name: alerts.name, digest: alerts.emailDigest, to: alerts.emailTo, accountId: alerts.accountId }).from(alerts).where(eq(alerts.id, alertId));
+    const [alert] = await databaseOf(res, deps).db.select({ name: alerts.name, digest: alerts.emailDigest, to: alerts.emailTo, accountId: alerts.accountId }).from(alerts).where(eq(alerts.id, alertId));
     if (alert === undefined || alert.digest === null) {
       return { status: 200, body: page({ title: 'Unsubscribed', body: html`<p>You receive no digest for this alert.</p>` }) };
     }
@@ -58,7 +59,7 @@ export function unsubscribeRouter(deps: { database: Database; clock: Clock; secr
     }
     const now = deps.clock.now();
     const address = alert.to;
-    await deps.database.db.transaction(async (tx) => {
+    await databaseOf(res, deps).db.transaction(async (tx) => {
       await tx.update(alerts).set({ emailDigest: null, emailTo: null, digestDueAt: null, updatedAt: now }).where(eq(alerts.id, alertId));
       // the address, not only this alert: no digest of any alert goes to it until it is confirmed again
       if (address !== null) await suppress(tx, address, now);
@@ -75,7 +76,7 @@ export function unsubscribeRouter(deps: { database: Database; clock: Clock; secr
   };
   for (const method of ['get', 'post'] as const) {
     router[method]('/:alertId/:token', (req, res, next) => {
-      answer(req.params.alertId, req.params.token, method === 'post')
+      answer(res, req.params.alertId, req.params.token, method === 'post')
         .then(({ status, body }) => {
           res.status(status).set('Content-Type', 'text/html; charset=utf-8').send(body);
         })

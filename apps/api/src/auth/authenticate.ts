@@ -15,6 +15,7 @@ import { checkKey } from './check-key';
 import { findKey, keyAccount, revokeKey, touchKey, type StoredKey } from '@domain-index/accounts/key-store';
 import { recordAudit } from '@domain-index/audit/audit';
 import type { PlanCache, Plan } from './plan-cache';
+import { databaseOf, readsOf } from '../http/request-deadline';
 
 /** What authentication established about a request, for the steps after it. */
 export interface Caller {
@@ -62,12 +63,12 @@ export function authenticate(deps: {
       let stored;
       try {
         const combined = deps.keyCheck?.(req, res, key);
-        stored = await checkKey(deps.reads, key, deps.clock.now(), combined === undefined ? undefined : () => combined);
+        stored = await checkKey(readsOf(res, deps), key, deps.clock.now(), combined === undefined ? undefined : () => combined);
       } catch (cause) {
         throw databaseFault(cause, keyLookupUnavailable);
       }
       if (stored === undefined || !stored.active) throw invalidKey();
-      const plan = await deps.plans.resolve(stored.planId);
+      const plan = await deps.plans.resolve(stored.planId, readsOf(res, deps));
       if (plan === undefined) {
         throw new ApiError('plan_lookup_unavailable', "the key's plan could not be resolved, so its limit is unknown; please retry");
       }
@@ -75,7 +76,7 @@ export function authenticate(deps: {
       const now = deps.clock.now();
       if (now.getTime() - (touched.get(stored.id) ?? -Infinity) >= TOUCH_EVERY_MS) {
         touched.set(stored.id, now.getTime());
-        deps.metrics.timeQuery('key_touch', 'primary', () => touchKey(deps.database, stored.id, now)).catch((error: unknown) => {
+        deps.metrics.timeQuery('key_touch', 'primary', () => touchKey(databaseOf(res, deps), stored.id, now)).catch((error: unknown) => {
           deps.logger.warn({ err: error, keyId: stored.id }, 'could not record key use');
         });
       }
@@ -89,19 +90,20 @@ export function authenticate(deps: {
  * `path`, or `query parameter <name>`.
  */
 export function revokeLeakedKey(deps: { database: Database; clock: Clock; logger: Logger }) {
-  return async (where: string, value: unknown, address: string): Promise<void> => {
+  return async (where: string, value: unknown, address: string, res: ResponseLocals): Promise<void> => {
+    const database = databaseOf(res, deps);
     const values = Array.isArray(value) ? value : [value];
     for (const candidate of values) {
       if (typeof candidate !== 'string' || !isWellFormedKey(candidate)) continue;
       try {
-        const stored = await findKey(deps.database, candidate, deps.clock.now());
+        const stored = await findKey(database, candidate, deps.clock.now());
         if (stored === undefined || !stored.active) continue;
         const at = deps.clock.now();
-        await revokeKey(deps.database, stored.id, `leaked: sent in the URL ${where}`, at, 'key revoked as leaked');
+        await revokeKey(database, stored.id, `leaked: sent in the URL ${where}`, at, 'key revoked as leaked');
         deps.logger.warn({ keyId: stored.id, where }, 'revoked an API key sent in a URL');
-        const accountId = await keyAccount(deps.database, stored.id);
+        const accountId = await keyAccount(database, stored.id);
         if (accountId !== null) {
-          await recordAudit(deps.database.db, { accountId, at, kind: 'key_revoked_leaked', ip: address, keyId: stored.id, detail: `sent in the URL ${where}` });
+          await recordAudit(database.db, { accountId, at, kind: 'key_revoked_leaked', ip: address, keyId: stored.id, detail: `sent in the URL ${where}` });
         }
       } catch (error) {
         deps.logger.error({ err: error, where }, 'could not revoke an API key sent in a URL');

@@ -35,13 +35,14 @@ export class PlanCache {
     private readonly clock: Clock,
   ) {}
 
-  async resolve(planId: string): Promise<Plan | undefined> {
+  /** `reads`: the request's (bounded by its deadline), else the cache's own. */
+  async resolve(planId: string, reads: ReadNodes = this.reads): Promise<Plan | undefined> {
     const now = this.clock.now().getTime();
     if (now - this.loadedAt >= REFRESH_MS || !this.plans.has(planId)) {
       try {
-        await this.refresh(now);
+        await this.refresh(now, reads);
         // A plan a replica does not have yet may have been created a moment ago.
-        if (!this.plans.has(planId) && this.reads.replicated) await this.refresh(now, 'primary');
+        if (!this.plans.has(planId) && reads.replicated) await this.refresh(now, reads, 'primary');
       } catch {
         // keep serving the last good copy; with none, the plan is unresolvable
       }
@@ -49,11 +50,11 @@ export class PlanCache {
     return this.plans.get(planId);
   }
 
-  private refresh(now: number, from: 'any' | 'primary' = 'any'): Promise<void> {
+  private refresh(now: number, reads: ReadNodes, from: 'any' | 'primary' = 'any'): Promise<void> {
     this.loading ??= (async () => {
       try {
         const load = (database: Database) => database.db.select().from(plans);
-        const rows = from === 'primary' ? await this.reads.readPrimary('plans', load) : await this.reads.read('plans', load);
+        const rows = from === 'primary' ? await reads.readPrimary('plans', load) : await reads.read('plans', load);
         this.plans = new Map(rows.map((row) => [row.id, { id: row.id, limit: row.requestsPerWindow, windowSeconds: row.windowSeconds, alertsLimit: row.alertsLimit, watchLimit: row.watchLimit, rdapRefreshesPerHour: row.rdapRefreshesPerHour, exportRowsMax: row.exportRowsMax }]));
         this.loadedAt = now;
       } finally {

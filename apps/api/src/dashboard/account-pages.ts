@@ -11,6 +11,7 @@ import { describeDevice } from './device';
 import { html } from '@domain-index/html/html';
 import { DASHBOARD, notice, noticeOf, page } from './layout';
 import { clearSessionCookie } from './session-cookie';
+import { databaseOf } from '../http/request-deadline';
 
 /** What the sessions page can say after a redirect, chosen by `?notice=`. */
 const NOTICES = new Map([
@@ -53,6 +54,7 @@ export function accountPages(deps: DashboardDeps): Router {
   const token = (res: Response) => sessionToken(res)!;
   /** Written after the answer: a failure to write it is logged, not shown. */
   const auditLater = (entry: { accountId: string; at: Date; kind: AuditKind; ip: string; detail?: string }) => {
+    // on the database itself: written after the answer, it is no part of the request's deadline
     recordAudit(deps.database.db, entry).catch((error: unknown) => {
       deps.logger.error({ err: error, accountId: entry.accountId, kind: entry.kind }, 'could not record an audit entry');
     });
@@ -62,7 +64,7 @@ export function accountPages(deps: DashboardDeps): Router {
     '/sessions',
     handle(async (req, res) => {
       const account = me(res);
-      const sessions = await listSessions(deps.database, account.id, token(res), deps.clock.now());
+      const sessions = await listSessions(databaseOf(res, deps), account.id, token(res), deps.clock.now());
       res.send(
         page({
           title: 'Sessions',
@@ -94,7 +96,7 @@ export function accountPages(deps: DashboardDeps): Router {
     '/sessions/end-all',
     handle(async (req, res) => {
       const account = me(res);
-      const ended = await endSessionsOf(deps.database.db, account.id);
+      const ended = await endSessionsOf(databaseOf(res, deps).db, account.id);
       clearSessionCookie(res, secure);
       res.redirect(303, `${DASHBOARD}/sign-in?notice=signed-out-everywhere`);
       auditLater({ accountId: account.id, at: deps.clock.now(), kind: 'signed_out_everywhere', ip: clientAddress(req), detail: `${plural(ended, 'session')} ended` });
@@ -105,7 +107,7 @@ export function accountPages(deps: DashboardDeps): Router {
     '/sessions/:handle/end',
     handle(async (req, res) => {
       const account = me(res);
-      const ended = await endSessionByHandle(deps.database, account.id, req.params.handle ?? '');
+      const ended = await endSessionByHandle(databaseOf(res, deps), account.id, req.params.handle ?? '');
       if (!ended) {
         res.status(404).send(page({ title: 'No such session', email: account.email, body: html`<p>That session has ended already. <a href="${DASHBOARD}/sessions">Back to your sessions</a></p>` }));
         return;
@@ -144,7 +146,7 @@ export function accountPages(deps: DashboardDeps): Router {
         res.send(passwordPage(account.email, `Too many failed attempts from your address. Try again in ${Math.ceil(gate.retryAfterSeconds / 60)} minutes.`));
         return;
       }
-      const stored = await currentPasswordHash(deps.database, account.id);
+      const stored = await currentPasswordHash(databaseOf(res, deps), account.id);
       const matches = await deps.passwords.verify(stored ?? (await decoyHash()), field(req, 'current'));
       const at = deps.clock.now();
       if (stored === undefined || !matches) {
@@ -152,13 +154,13 @@ export function accountPages(deps: DashboardDeps): Router {
         auditLater({ accountId: account.id, at, kind: 'password_change_failed', ip: address });
         return;
       }
-      const ended = await changePassword(deps.database, account.id, await deps.passwords.hash(password), token(res));
+      const ended = await changePassword(databaseOf(res, deps), account.id, await deps.passwords.hash(password), token(res));
       if (ended === undefined) {
         res.redirect(303, `${DASHBOARD}/sign-in`);
         return;
       }
       await deps.signInLimiter.succeeded(account.email, address).catch(() => undefined);
-      await recordAudit(deps.database.db, { accountId: account.id, at, kind: 'password_changed', ip: address, detail: `changed in the dashboard; ${plural(ended, 'other session')} ended` });
+      await recordAudit(databaseOf(res, deps).db, { accountId: account.id, at, kind: 'password_changed', ip: address, detail: `changed in the dashboard; ${plural(ended, 'other session')} ended` });
       res.redirect(303, `${DASHBOARD}/sessions?notice=password-changed`);
     }),
   );

@@ -4,6 +4,7 @@ import { AUDIT_KINDS, auditLog, type AuditEntry } from '@domain-index/audit/audi
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
 import { html, type SafeHtml } from '@domain-index/html/html';
 import { cardTable, cell, page } from './layout';
+import { databaseOf } from '../http/request-deadline';
 
 /** A key as the keys page names it: its name and prefix (never an internal id). */
 function keyOf(entry: AuditEntry): SafeHtml | string {
@@ -22,7 +23,7 @@ export function auditPage(deps: DashboardDeps): Router {
     '/audit',
     handle(async (_req, res) => {
       const me = signedIn(res)!;
-      const entries = await auditLog(deps.database, me.id);
+      const entries = await auditLog(databaseOf(res, deps), me.id);
       res.send(
         page({
           title: 'Audit log',

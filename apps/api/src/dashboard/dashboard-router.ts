@@ -21,6 +21,7 @@ import { dashboardHeaders, sameOriginOnly } from './security';
 import { FORM_LIMITS, requestRefusal } from './request-refusal';
 import { readSessionCookie } from './session-cookie';
 import { signInPages } from './sign-in-pages';
+import { databaseOf } from '../http/request-deadline';
 
 /** The paths only a signed-in account may open (and those below them); a signed-out visitor is sent to sign in. */
 const SIGNED_IN_ONLY = NAV.map((entry) => entry.path);
@@ -45,8 +46,8 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     handle(async (req, res) => {
       const token = readSessionCookie(req, secure);
       if (token === undefined) return;
-      const accountId = await sessionAccount(deps.database, token, deps.clock.now());
-      const account = accountId === undefined ? undefined : await findAccount(deps.database, accountId);
+      const accountId = await sessionAccount(databaseOf(res, deps), token, deps.clock.now());
+      const account = accountId === undefined ? undefined : await findAccount(databaseOf(res, deps), accountId);
       if (account === undefined || account.disabledAt !== null) return;
       res.locals.account = account;
       res.locals.sessionToken = token;

@@ -149,7 +149,11 @@ export function forgotPasswordPages(deps: DashboardDeps): Router {
   return router;
 }
 
-/** Makes and mails a link for the account of `email`, if it has one, is enabled, and had none mailed just now. */
+/**
+ * Makes and mails a link for the account of `email`, if it has one, is enabled, and had none
+ * mailed just now. Run after the answer (which says the same whatever the address), on the
+ * database itself: no part of the request's deadline.
+ */
 async function sendLink(
   deps: DashboardDeps,
   mailer: Mailer,

@@ -1,4 +1,5 @@
 import { findPlan } from '@domain-index/accounts/plan-store';
+import type { Database } from '@domain-index/db';
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../http/strict-router';
 import {
@@ -29,6 +30,7 @@ import {
 import { keyStateCell } from './key-state';
 import { webhooksOffNotice } from './alerts/webhooks-off-notice';
 import { cardTable, cell, count, DASHBOARD, notice, noticeOf, page, utc } from './layout';
+import { databaseOf } from '../http/request-deadline';
 
 const NAME_MAX = 60;
 /** Fixed messages shown after a redirect, chosen by a code so that no text is reflected. */
@@ -45,10 +47,10 @@ const keyName = (key: Pick<AccountKey, 'name'>) => key.name ?? '(no name)';
 
 /** The plan's limit and window, as the keys and usage pages show them. */
 export async function planLimit(
-  deps: Pick<DashboardDeps, 'database'>,
+  database: Database,
   planId: string,
 ): Promise<{ limit: number; windowSeconds: number } | undefined> {
-  const plan = await findPlan(deps.database, planId);
+  const plan = await findPlan(database, planId);
   return plan && { limit: plan.requestsPerWindow, windowSeconds: plan.windowSeconds };
 }
 
@@ -108,9 +110,9 @@ export function keysPages(deps: DashboardDeps): Router {
     handle(async (req, res) => {
       const me = account(res);
       const [keys, plan, webhooksOff] = await Promise.all([
-        listAccountKeys(deps.database, me.id, deps.clock.now()),
-        planLimit(deps, me.planId),
-        webhooksOffNotice(deps, me.id),
+        listAccountKeys(databaseOf(res, deps), me.id, deps.clock.now()),
+        planLimit(databaseOf(res, deps), me.planId),
+        webhooksOffNotice(databaseOf(res, deps), me.id),
       ]);
       const hourly = plan?.windowSeconds === 3600;
       res.send(
@@ -179,7 +181,7 @@ export function keysPages(deps: DashboardDeps): Router {
     make: (store: (kind: KeyRevealKind) => WithNewKey) => Promise<void>,
   ): Promise<string | undefined> => {
     const me = account(res);
-    const earlier = await revealOfForm(deps.database, me.id, token, deps.clock.now());
+    const earlier = await revealOfForm(databaseOf(res, deps), me.id, token, deps.clock.now());
     if (earlier !== undefined) return earlier;
     let revealId: string | undefined;
     try {
@@ -196,11 +198,11 @@ export function keysPages(deps: DashboardDeps): Router {
       });
     } catch (error) {
       if (!(error instanceof FormAlreadyPosted)) throw error;
-      return revealOfForm(deps.database, me.id, token, deps.clock.now());
+      return revealOfForm(databaseOf(res, deps), me.id, token, deps.clock.now());
     }
     // Nothing made: a concurrent post of this form may have rotated the key first (this one
     // waited on its lock, then found it rotated); its page is this post's answer too.
-    return revealId ?? revealOfForm(deps.database, me.id, token, deps.clock.now());
+    return revealId ?? revealOfForm(databaseOf(res, deps), me.id, token, deps.clock.now());
   };
 
   router.post(
@@ -226,7 +228,7 @@ export function keysPages(deps: DashboardDeps): Router {
       }
       const revealId = await oncePerForm(res, token, async (store) => {
         await createAccountKey(
-          deps.database,
+          databaseOf(res, deps),
           {
             accountId: me.id,
             name,
@@ -243,7 +245,7 @@ export function keysPages(deps: DashboardDeps): Router {
   );
 
   const ownKey = async (res: Response, keyId: string) =>
-    (await listAccountKeys(deps.database, account(res).id, deps.clock.now())).find(
+    (await listAccountKeys(databaseOf(res, deps), account(res).id, deps.clock.now())).find(
       (key) => key.id === keyId,
     );
   const missing = (res: Response, what = 'This account has no such key.') => {
@@ -263,7 +265,7 @@ export function keysPages(deps: DashboardDeps): Router {
     '/keys/new/:reveal',
     handle(async (req, res) => {
       const me = account(res);
-      const reveal = await takeReveal(deps.database, {
+      const reveal = await takeReveal(databaseOf(res, deps), {
         id: req.params.reveal ?? '',
         accountId: me.id,
         sessionToken: sessionToken(res)!,
@@ -274,7 +276,7 @@ export function keysPages(deps: DashboardDeps): Router {
         missing(res, 'There is no such new key.');
         return;
       }
-      const keys = await listAccountKeys(deps.database, me.id, deps.clock.now());
+      const keys = await listAccountKeys(databaseOf(res, deps), me.id, deps.clock.now());
       const key = keys.find((one) => one.id === reveal.keyId);
       const replaced = keys.find((one) => one.replacedBy?.id === reveal.keyId);
       const title = reveal.kind === 'rotated' ? 'Key rotated' : 'Key created';
@@ -375,7 +377,7 @@ export function keysPages(deps: DashboardDeps): Router {
   router.post(
     '/keys/:id/revoke',
     handle(async (req, res) => {
-      const revoked = await revokeAccountKey(deps.database, {
+      const revoked = await revokeAccountKey(databaseOf(res, deps), {
         accountId: account(res).id,
         keyId: req.params.id ?? '',
         at: deps.clock.now(),
@@ -441,7 +443,7 @@ export function keysPages(deps: DashboardDeps): Router {
       // undefined when the key cannot be rotated: then nothing was stored either
       const revealId = await oncePerForm(res, token, async (store) => {
         await rotateAccountKey(
-          deps.database,
+          databaseOf(res, deps),
           {
             accountId: me.id,
             keyId: req.params.id ?? '',

@@ -3,6 +3,7 @@ import { listAccountKeys, type AccountKey } from '@domain-index/accounts/account
 import { signedIn, type DashboardDeps } from './dashboard-deps';
 import { html } from '@domain-index/html/html';
 import { DASHBOARD, page } from './layout';
+import { databaseOf } from '../http/request-deadline';
 
 /**
  * The path's key (`:id`) when it is one of the signed-in account's, as the key pages list it;
@@ -10,7 +11,7 @@ import { DASHBOARD, page } from './layout';
  */
 export async function ownKeyOrNotFound(deps: DashboardDeps, req: Request, res: Response, at: Date): Promise<AccountKey | undefined> {
   const me = signedIn(res)!;
-  const key = (await listAccountKeys(deps.database, me.id, at)).find((one) => one.id === req.params.id);
+  const key = (await listAccountKeys(databaseOf(res, deps), me.id, at)).find((one) => one.id === req.params.id);
   if (key === undefined) {
     res.status(404).send(
       page({

@@ -12,6 +12,7 @@ import { REQUEST_LOG_DAYS } from '../request-log/request-log-recorder';
 import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
 import { html, type SafeHtml } from '@domain-index/html/html';
 import { cardTable, cell, count, DASHBOARD, page, utc } from './layout';
+import { databaseOf } from '../http/request-deadline';
 
 const PAGE_SIZE = 50;
 /** A request id as the API accepts one (http/request-id.ts); anything else cannot be in the log. */
@@ -70,7 +71,7 @@ export function requestsPage(deps: DashboardDeps): Router {
       const requests =
         requestId !== undefined && !REQUEST_ID.test(requestId)
           ? []
-          : await listLoggedRequests(deps.database, key.id, {
+          : await listLoggedRequests(databaseOf(res, deps), key.id, {
               now,
               status,
               requestId,

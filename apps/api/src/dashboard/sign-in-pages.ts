@@ -10,6 +10,7 @@ import { handle, signedIn, type DashboardDeps } from './dashboard-deps';
 import { html } from '@domain-index/html/html';
 import { DASHBOARD, notice, noticeOf, page } from './layout';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
+import { databaseOf } from '../http/request-deadline';
 
 /** One answer for an unknown email, a wrong password and a disabled account. */
 const SIGN_IN_FAILED = 'The email or password is not right.';
@@ -69,13 +70,14 @@ export function signInPages(deps: DashboardDeps): Router {
   const secure = deps.publicUrl.startsWith('https://');
 
   const signInAs = async (req: Request, res: Response, accountId: string) => {
-    const token = await startSession(deps.database, accountId, deps.clock.now(), { userAgent: req.get('user-agent'), ip: clientAddress(req) });
+    const token = await startSession(databaseOf(res, deps), accountId, deps.clock.now(), { userAgent: req.get('user-agent'), ip: clientAddress(req) });
     setSessionCookie(res, token, secure);
     res.redirect(303, `${DASHBOARD}/keys`);
   };
 
   /** An audit entry written after the answer was sent, so that writing it takes no time the answer shows. */
   const auditLater = (entry: { accountId: string; at: Date; kind: AuditKind; ip: string }) => {
+    // on the database itself: written after the answer, it is no part of the request's deadline
     recordAudit(deps.database.db, entry).catch((error: unknown) => {
       deps.logger.error({ err: error, accountId: entry.accountId, kind: entry.kind }, 'could not record an audit entry');
     });
@@ -132,7 +134,7 @@ export function signInPages(deps: DashboardDeps): Router {
         res.send(signInPage(deps.signupOpen, `Too many failed attempts from your address. Try again in ${Math.ceil(gate.retryAfterSeconds / 60)} minutes.`, email));
         return;
       }
-      const account = await accountForSignIn(deps.database, email);
+      const account = await accountForSignIn(databaseOf(res, deps), email);
       // Verified against a decoy when there is no password to check, so both cost the same.
       const matches = await deps.passwords.verify(account?.passwordHash ?? (await decoyHash()), password);
       const at = deps.clock.now();
@@ -144,7 +146,7 @@ export function signInPages(deps: DashboardDeps): Router {
         return;
       }
       await deps.signInLimiter.succeeded(email, address).catch(() => undefined);
-      await recordAudit(deps.database.db, { accountId: account.id, at, kind: 'sign_in', ip: address });
+      await recordAudit(databaseOf(res, deps).db, { accountId: account.id, at, kind: 'sign_in', ip: address });
       await signInAs(req, res, account.id);
     }),
   );
@@ -154,8 +156,8 @@ export function signInPages(deps: DashboardDeps): Router {
     handle(async (req, res) => {
       const token = readSessionCookie(req, secure);
       const account = signedIn(res);
-      if (account !== undefined) await recordAudit(deps.database.db, { accountId: account.id, at: deps.clock.now(), kind: 'signed_out', ip: clientAddress(req) });
-      if (token !== undefined) await endSession(deps.database, token, deps.clock.now());
+      if (account !== undefined) await recordAudit(databaseOf(res, deps).db, { accountId: account.id, at: deps.clock.now(), kind: 'signed_out', ip: clientAddress(req) });
+      if (token !== undefined) await endSession(databaseOf(res, deps), token, deps.clock.now());
       clearSessionCookie(res, secure);
       res.redirect(303, `${DASHBOARD}/sign-in`);
     }),
@@ -165,7 +167,7 @@ export function signInPages(deps: DashboardDeps): Router {
     '/set-password/:token',
     handle(async (req, res) => {
       const token = req.params.token ?? '';
-      const account = await accountOfLink(deps.database, token, deps.clock.now());
+      const account = await accountOfLink(databaseOf(res, deps), token, deps.clock.now());
       if (account === undefined) {
         res.status(410).send(LINK_GONE);
         return;
@@ -181,7 +183,7 @@ export function signInPages(deps: DashboardDeps): Router {
       if (!(await newPasswordAllowed(req, res, (message) => setPasswordPage(token, message)))) return;
       const at = deps.clock.now();
       // The link is checked before the costly hash: a made-up token costs one indexed read.
-      const account = await accountOfLink(deps.database, token, at);
+      const account = await accountOfLink(databaseOf(res, deps), token, at);
       if (account === undefined) {
         res.status(410).send(LINK_GONE);
         return;
@@ -193,12 +195,12 @@ export function signInPages(deps: DashboardDeps): Router {
         return;
       }
       // Spent atomically here: of two posts racing with one link, one wins and the other gets 410.
-      const accountId = await setPasswordWithLink(deps.database, token, await deps.passwords.hash(password), at);
+      const accountId = await setPasswordWithLink(databaseOf(res, deps), token, await deps.passwords.hash(password), at);
       if (accountId === undefined) {
         res.status(410).send(LINK_GONE);
         return;
       }
-      await recordAudit(deps.database.db, { accountId, at, kind: 'password_changed', ip: clientAddress(req) });
+      await recordAudit(databaseOf(res, deps).db, { accountId, at, kind: 'password_changed', ip: clientAddress(req) });
       await signInAs(req, res, accountId);
     }),
   );
@@ -248,7 +250,7 @@ export function signInPages(deps: DashboardDeps): Router {
         const passwordHash = await deps.passwords.hash(password);
         let created: string | undefined;
         try {
-          created = (await createAccount(deps.database, { email, planId: 'free', at, passwordHash })).id;
+          created = (await createAccount(databaseOf(res, deps), { email, planId: 'free', at, passwordHash })).id;
         } catch (error) {
           if (!(error instanceof EmailTakenError)) throw error;
         }
@@ -258,7 +260,7 @@ export function signInPages(deps: DashboardDeps): Router {
           return;
         }
         // The owner's audit log tells them someone tried their email (looked up after the answer).
-        const existing = await accountForSignIn(deps.database, email).catch(() => undefined);
+        const existing = await accountForSignIn(databaseOf(res, deps), email).catch(() => undefined);
         if (existing !== undefined) auditLater({ accountId: existing.id, at, kind: 'sign_up_existing', ip });
       }),
     );

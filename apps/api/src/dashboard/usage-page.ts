@@ -9,6 +9,7 @@ import { html, type SafeHtml } from '@domain-index/html/html';
 import { planLimit } from './keys-pages';
 import { count, DASHBOARD, page } from './layout';
 import { usageChart } from './usage-chart';
+import { databaseOf } from '../http/request-deadline';
 
 const RANGES = Object.keys(USAGE_RANGES) as UsageRange[];
 const isRange = (value: unknown): value is UsageRange =>
@@ -78,8 +79,8 @@ export function usagePage(deps: DashboardDeps): Router {
       const range = isRange(req.query.range) ? req.query.range : '24h';
       const { title, bucketHours } = USAGE_RANGES[range];
       const [buckets, plan] = await Promise.all([
-        usageOver(deps.database, key.id, at, range),
-        planLimit(deps, me.planId),
+        usageOver(databaseOf(res, deps), key.id, at, range),
+        planLimit(databaseOf(res, deps), me.planId),
       ]);
       const per = bucketHours === 1 ? 'hour' : bucketHours === 24 ? 'day' : `${bucketHours} hours`;
       const perHour = plan === undefined ? undefined : (plan.limit * 3600) / plan.windowSeconds;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { EXPORT_CONTENT_TYPES, EXPORT_LIMITS, exportCost, type ExportQuery } from '@domain-index/contract';
-import { inSnapshot, withDeadline } from '@domain-index/db';
+import { inSnapshot } from '@domain-index/db';
 import type { Response } from 'express';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { databaseFault } from '@domain-index/api-errors/query-failed';
@@ -97,20 +97,20 @@ export class ListingExports {
     const body = new ExportBody(format, query.summary === true, res, abort.signal, deps);
     let streaming = false;
 
-    const run = withDeadline(timeoutMs + 1_000, () =>
-      deps.reads.readLong('export', (database) => {
-        const statements = exportStatements(database, query, now);
-        // the server's own timeout a little later than ours, so ours ends it with its reason; the server's is the backstop
-        return inSnapshot(database, { statementTimeoutMs: timeoutMs + 1_000, signal: abort.signal }, async (snapshot) => {
-          const count = await snapshot.count(statements.count);
-          if (!head) await request.charge(count, now);
-          streaming = !head;
-          announce(count);
-          if (head) return;
-          await body.fill(snapshot.pages(statements.rows, EXPORT_PAGE_ROWS));
-        });
-      }),
-    );
+    // no request deadline: an export bounds itself (its timer aborts it, its snapshot's
+    // statement_timeout is the backstop), for up to EXPORT_TIMEOUT_MS
+    const run = deps.reads.readLong('export', (database) => {
+      const statements = exportStatements(database, query, now);
+      // the server's own timeout a little later than ours, so ours ends it with its reason; the server's is the backstop
+      return inSnapshot(database, { statementTimeoutMs: timeoutMs + 1_000, signal: abort.signal }, async (snapshot) => {
+        const count = await snapshot.count(statements.count);
+        if (!head) await request.charge(count, now);
+        streaming = !head;
+        announce(count);
+        if (head) return;
+        await body.fill(snapshot.pages(statements.rows, EXPORT_PAGE_ROWS));
+      });
+    });
     void run
       .then(
         () => body.finish(),

@@ -8,6 +8,7 @@ import { findKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '@d
 import { hashApiKey } from '@domain-index/accounts/api-key';
 import { DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
 import { lookupQuery } from './lookup-query';
+import { readsOf } from '../http/request-deadline';
 
 /** What the combined statement found for a lookup, kept for the route handler. */
 interface PrefetchedListing {
@@ -44,14 +45,15 @@ export function keyCheckWithLookup(deps: { reads: ReadNodes; clock: Clock }) {
   const withListing = async (res: ResponseLocals, key: string, domainName: string): Promise<StoredKey | undefined> => {
     const params = { hash: hashApiKey(key), name: domainName, now: deps.clock.now().toISOString() };
     let row: unknown[] | undefined;
+    const reads = readsOf(res, deps);
     try {
-      [row] = await deps.reads.read('lookup_with_key', (database) => {
+      [row] = await reads.read('lookup_with_key', (database) => {
         const rendered = renderedKeyWithListing(database);
         return database.values({ sql: rendered.sql, params: fillPlaceholders(rendered.params, params), prepare: true });
       });
     } catch {
       // the plain key lookup; authenticate's checkKey asks the primary about a key not found
-      return deps.reads.read('key_lookup', (database) => findKey(database, key, deps.clock.now()));
+      return reads.read('key_lookup', (database) => findKey(database, key, deps.clock.now()));
     }
     if (row === undefined) return undefined;
     const listing = row.slice(KEY_WIDTH, KEY_WIDTH + DOMAIN_WIDTH);

@@ -58,3 +58,45 @@ export class PrimaryReads implements ReadNodes {
     // the primary belongs to the caller
   }
 }
+
+/**
+ * `reads` for one request: every node it picks is handed to the statements as that node's view
+ * bounded by `deadline` (Database.until), so a request's reads end with its deadline.
+ */
+export function readsUntil(reads: ReadNodes, deadline: number): ReadNodes {
+  return new DeadlineReads(reads, deadline);
+}
+
+class DeadlineReads implements ReadNodes {
+  readonly engine: Database['kind'];
+  readonly replicated: boolean;
+
+  constructor(
+    private readonly reads: ReadNodes,
+    private readonly deadline: number,
+  ) {
+    this.engine = reads.engine;
+    this.replicated = reads.replicated;
+  }
+
+  read<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
+    return this.reads.read(kind, (database) => run(database.until(this.deadline)));
+  }
+
+  readLong<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
+    return this.reads.readLong(kind, (database) => run(database.until(this.deadline)));
+  }
+
+  readPrimary<T>(kind: StatementKind, run: (database: Database) => Promise<T>): Promise<T> {
+    return this.reads.readPrimary(kind, (database) => run(database.until(this.deadline)));
+  }
+
+  pools(): NamedPool[] {
+    return this.reads.pools();
+  }
+
+  close(): Promise<void> {
+    // the nodes belong to the reads it views
+    return Promise.resolve();
+  }
+}

@@ -1,4 +1,4 @@
-import { copyIn, copyTextRow, withoutDeadline, type Database } from '@domain-index/db';
+import { copyIn, copyTextRow, type Database } from '@domain-index/db';
 import { failureLine } from '@domain-index/runtime/failure-line';
 import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics } from '../ops/api-metrics';
@@ -90,15 +90,12 @@ export class RequestLogRecorder {
 
   private armTimer(): void {
     if (this.closed) return;
-    // outside the deadline of the request whose record armed it, as the usage recorder's: a long
-    // request (an export) records after its QUERY_TIMEOUT_MS deadline, and a flush run in that
-    // scope failed with DEADLINE_EXCEEDED before sending anything
-    this.timer ??= withoutDeadline(() =>
-      setTimeout(() => {
-        this.timer = undefined;
-        void this.flush();
-      }, this.options.flushEveryMs ?? REQUEST_LOG_FLUSH_MS).unref(),
-    );
+    // on the database itself, never a request's deadline view: a long request (an export)
+    // records after its QUERY_TIMEOUT_MS deadline, and a flush bound by it would fail
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.options.flushEveryMs ?? REQUEST_LOG_FLUSH_MS).unref();
   }
 
   /** Writes the requests so far, once every write already running has finished. */

@@ -3,6 +3,7 @@ import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RouteDeps } from '../app';
 import type { AlertActions } from '@domain-index/alerts/alert-actions';
 import { keyActor } from './alerts';
+import { databaseOf } from '../http/request-deadline';
 
 type Handlers = Pick<{ [K in keyof Contract]: AppRouteImplementation<Contract[K]> }, 'testAlert' | 'listDeliveries' | 'resendDelivery'>;
 
@@ -10,13 +11,13 @@ type Handlers = Pick<{ [K in keyof Contract]: AppRouteImplementation<Contract[K]
 export function alertDeliveryRoutes(deps: RouteDeps, actions: AlertActions): Handlers {
   return {
     testAlert: async ({ params, req, res }) => {
-      const { alert, deliveryId } = await actions.sendTest(await keyActor(deps, req, res), params.id);
+      const { alert, deliveryId } = await actions.on(databaseOf(res, deps)).sendTest(await keyActor(deps, req, res), params.id);
       return { status: 202, body: { object: 'delivery', id: deliveryId, alert_id: alert.id, kind: 'test', status: 'pending' } };
     },
 
     listDeliveries: async ({ params, query, req, res }) => {
       const { owner } = await keyActor(deps, req, res);
-      const { attempts, nextCursor } = await actions.deliveryLog(owner, params.id, { after: query.after, limit: query.limit });
+      const { attempts, nextCursor } = await actions.on(databaseOf(res, deps)).deliveryLog(owner, params.id, { after: query.after, limit: query.limit });
       return {
         status: 200,
         body: {
@@ -38,7 +39,7 @@ export function alertDeliveryRoutes(deps: RouteDeps, actions: AlertActions): Han
     },
 
     resendDelivery: async ({ params, req, res }) => {
-      const { alert, delivery } = await actions.resend(await keyActor(deps, req, res), params.id, params.deliveryId);
+      const { alert, delivery } = await actions.on(databaseOf(res, deps)).resend(await keyActor(deps, req, res), params.id, params.deliveryId);
       return { status: 202, body: { object: 'delivery', id: delivery.id, alert_id: alert.id, kind: delivery.kind, status: 'pending' } };
     },
   };

@@ -6,6 +6,7 @@ import type { AlertActions, AlertActor } from '@domain-index/alerts/alert-action
 import { ownerOfKey } from '@domain-index/alerts/alert-store';
 import type { Caller } from '../auth/authenticate';
 import { orQueryFailed } from '@domain-index/api-errors/query-failed';
+import { databaseOf } from '../http/request-deadline';
 
 type Handlers = Pick<
   { [K in keyof Contract]: AppRouteImplementation<Contract[K]> },
@@ -20,7 +21,7 @@ export function callerOf(res: Response): Caller {
 /** The key acting on alerts: the alerts it sees are its account's, or its own without one. */
 export async function keyActor(deps: Pick<RouteDeps, 'database'>, req: Pick<Request, 'ip'>, res: Response): Promise<AlertActor> {
   const { keyId } = callerOf(res);
-  const { owner, email } = await orQueryFailed(() => ownerOfKey(deps.database, keyId));
+  const { owner, email } = await orQueryFailed(() => ownerOfKey(databaseOf(res, deps), keyId));
   return { owner, email, keyId, ip: req.ip };
 }
 
@@ -32,33 +33,33 @@ export async function keyActor(deps: Pick<RouteDeps, 'database'>, req: Pick<Requ
 export function alertRoutes(deps: RouteDeps, actions: AlertActions): Handlers {
   return {
     createAlert: async ({ body, req, res }) => {
-      const { alert, secret } = await actions.create(await keyActor(deps, req, res), callerOf(res).plan, body);
+      const { alert, secret } = await actions.on(databaseOf(res, deps)).create(await keyActor(deps, req, res), callerOf(res).plan, body);
       return { status: 201, body: { ...alert, webhook_secret: secret } };
     },
 
     listAlerts: async ({ req, res }) => {
       const { owner } = await keyActor(deps, req, res);
-      return { status: 200, body: { object: 'list', data: await actions.list(owner) } };
+      return { status: 200, body: { object: 'list', data: await actions.on(databaseOf(res, deps)).list(owner) } };
     },
 
     getAlert: async ({ params, req, res }) => {
       const { owner } = await keyActor(deps, req, res);
-      return { status: 200, body: await actions.get(owner, params.id) };
+      return { status: 200, body: await actions.on(databaseOf(res, deps)).get(owner, params.id) };
     },
 
     updateAlert: async ({ params, body, req, res }) => {
-      const { alert, secret } = await actions.update(await keyActor(deps, req, res), params.id, body);
+      const { alert, secret } = await actions.on(databaseOf(res, deps)).update(await keyActor(deps, req, res), params.id, body);
       // a first webhook URL gets its secret here, shown this once
       return { status: 200, body: { ...alert, webhook_secret: secret } };
     },
 
     deleteAlert: async ({ params, req, res }) => {
-      const deleted = await actions.delete(await keyActor(deps, req, res), params.id);
+      const deleted = await actions.on(databaseOf(res, deps)).delete(await keyActor(deps, req, res), params.id);
       return { status: 200, body: { object: 'alert', id: deleted.id, deleted: true } };
     },
 
     rotateAlertSecret: async ({ params, req, res }) => {
-      const { alert, secret } = await actions.rotateSecret(await keyActor(deps, req, res), params.id);
+      const { alert, secret } = await actions.on(databaseOf(res, deps)).rotateSecret(await keyActor(deps, req, res), params.id);
       return { status: 200, body: { ...alert, webhook_secret: secret } };
     },
   };

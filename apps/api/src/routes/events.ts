@@ -10,6 +10,7 @@ import { setRowsReturned } from '../usage/count-usage';
 import { ownerOfKey } from '@domain-index/alerts/alert-store';
 import { findWatchlist } from '@domain-index/names/watchlist-store';
 import { callerOf } from './alerts';
+import { databaseOf, readsOf } from '../http/request-deadline';
 
 /** EVENT_RETENTION_DAYS's default, for an app built without it (tests). */
 const DEFAULT_EVENT_RETENTION_DAYS = 14;
@@ -23,8 +24,8 @@ export function eventsRoute(deps: RouteDeps, cursors: EventCursorCodec): AppRout
     if (query.watchlist !== undefined) {
       // a watchlist's events are its owner's alone: another owner's id is as absent as a made-up one
       const watchlist = query.watchlist;
-      const { owner } = await orQueryFailed(() => ownerOfKey(deps.database, callerOf(res).keyId));
-      if ((await orQueryFailed(() => findWatchlist(deps.database.db, owner, watchlist))) === undefined) {
+      const { owner } = await orQueryFailed(() => ownerOfKey(databaseOf(res, deps), callerOf(res).keyId));
+      if ((await orQueryFailed(() => findWatchlist(databaseOf(res, deps).db, owner, watchlist))) === undefined) {
         throw new ApiError('watchlist_not_found', `no watchlist ${watchlist.slice(0, 40)} of yours`);
       }
     }
@@ -37,7 +38,7 @@ export function eventsRoute(deps: RouteDeps, cursors: EventCursorCodec): AppRout
       }
       start = { after: position };
     }
-    const page = await orQueryFailed(() => deps.reads.read('events_page', (database) => feedPage(database, start, query)));
+    const page = await orQueryFailed(() => readsOf(res, deps).read('events_page', (database) => feedPage(database, start, query)));
     if ('expired' in page) {
       throw new ApiError(
         'cursor_expired',

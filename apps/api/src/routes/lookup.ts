@@ -8,6 +8,7 @@ import { orQueryFailed } from '@domain-index/api-errors/query-failed';
 import { findListing } from '../listings/lookup-query';
 import { prefetchedListing } from '../listings/lookup-with-key';
 import { setRowsReturned } from '../usage/count-usage';
+import { readsOf } from '../http/request-deadline';
 
 /** GET /api/v1/domains/{domain}: one listed domain, only lowercased, never converted. */
 export function lookupRoute(deps: RouteDeps): AppRouteImplementation<Contract['getDomain']> {
@@ -18,7 +19,7 @@ export function lookupRoute(deps: RouteDeps): AppRouteImplementation<Contract['g
     }
     // Usually read already, in one statement with the key (listings/lookup-with-key.ts).
     const prefetched = prefetchedListing(res, name.domainName);
-    const domain = prefetched !== undefined ? prefetched.domain : await orQueryFailed(() => deps.reads.read('lookup', (database) => findListing(database, name.domainName, deps.clock.now())));
+    const domain = prefetched !== undefined ? prefetched.domain : await orQueryFailed(() => readsOf(res, deps).read('lookup', (database) => findListing(database, name.domainName, deps.clock.now())));
     if (domain === undefined) {
       throw new ApiError('domain_not_found', `${name.domainName} is not currently listed on any supported marketplace`);
     }

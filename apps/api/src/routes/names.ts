@@ -11,6 +11,7 @@ import { META } from '../http/meta';
 import { RateLimiterUnavailableError } from '../ratelimit/rate-limiter';
 import { setRowsReturned } from '../usage/count-usage';
 import { callerOf } from './alerts';
+import { databaseOf, readsOf } from '../http/request-deadline';
 
 /** A check younger than this is not repeated for `refresh=true`. */
 export const REFRESH_AFTER_MS = 10 * 60_000;
@@ -25,7 +26,7 @@ const NO_CHECKS: NonNullable<Name['refresh']> = { outcome: 'failed', message: 'r
  */
 async function refresh(deps: RouteDeps, res: Response, domainName: string): Promise<NonNullable<Name['refresh']>> {
   const now = deps.clock.now();
-  const stored = await orQueryFailed(() => registrationRow(deps.database, domainName));
+  const stored = await orQueryFailed(() => registrationRow(databaseOf(res, deps), domainName));
   if (stored?.checkedAt != null && now.getTime() - stored.checkedAt.getTime() < REFRESH_AFTER_MS) return { outcome: 'recent', message: null };
   if (deps.rdap === undefined) return NO_CHECKS;
   const { keyId, plan } = callerOf(res);
@@ -46,7 +47,7 @@ async function refresh(deps: RouteDeps, res: Response, domainName: string): Prom
     );
   }
   const result = await deps.rdap.check(domainName);
-  await orQueryFailed(() => recordCheck(deps.database, domainName, result, deps.clock.now()));
+  await orQueryFailed(() => recordCheck(databaseOf(res, deps), domainName, result, deps.clock.now()));
   if ('registration' in result) return { outcome: 'checked', message: null };
   // the outcome and the registry's host: what failed and where, never a library's own text
   return { outcome: 'failed', message: `the registry at ${hostOf(result.server)} did not answer (${result.outcome}); the registration shown is the last one stored` };
@@ -69,7 +70,7 @@ export function nameRoute(deps: RouteDeps): AppRouteImplementation<Contract['get
     const input = parseNameInput(params.domain);
     if ('refused' in input) throw new ApiError('invalid_domain', input.refused);
     const refreshed = query.refresh === true ? await refresh(deps, res, input.domainName) : null;
-    const read = refreshed?.outcome === 'checked' ? deps.reads.readPrimary.bind(deps.reads) : deps.reads.read.bind(deps.reads);
+    const read = refreshed?.outcome === 'checked' ? readsOf(res, deps).readPrimary.bind(readsOf(res, deps)) : readsOf(res, deps).read.bind(readsOf(res, deps));
     const name = await orQueryFailed(() => read('name', (database) => readName(database, input.domainName, deps.clock.now())));
     setRowsReturned(res, name.listings.length);
     return { status: 200, body: { object: 'name', data: { ...name, refresh: refreshed }, meta: META } };

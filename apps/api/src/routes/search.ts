@@ -13,6 +13,8 @@ import { PageStatements } from '../search/page-statements';
 import { hasSearchTerms, pageStrategy } from '../search/page-strategy';
 import { resolveOrdering } from '../search/ordering';
 import { setRowsReturned } from '../usage/count-usage';
+import { readsOf } from '../http/request-deadline';
+import type { ReadNodes } from '../replicas/read-nodes';
 
 /**
  * GET /api/v1/domains: filters, a total and stable order, keyset paging with signed cursors,
@@ -21,15 +23,16 @@ import { setRowsReturned } from '../usage/count-usage';
 export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImplementation<Contract['searchDomains']> {
   const counts = new CountCache();
   const statements = new PageStatements();
-  const count = async (key: string, where: () => SQL, now: number) => {
+  const count = async (reads: ReadNodes, key: string, where: () => SQL, now: number) => {
     const cached = counts.get(key, now);
     if (cached !== undefined) return cached;
-    const total = await countMatches(deps.reads, where(), deps.countBudgetMs);
+    const total = await countMatches(reads, where(), deps.countBudgetMs);
     counts.set(key, total, now);
     return total;
   };
   return async ({ query, res }) => {
     const now = deps.clock.now();
+    const reads = readsOf(res, deps);
     const ordering = resolveOrdering(query);
     const print = fingerprint(query, ordering);
     let after: CursorPosition | undefined;
@@ -52,15 +55,15 @@ export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImpl
     const [rows, total] = await orQueryFailed(async () => {
       if (!hasSearchTerms(query)) {
         return Promise.all([
-          deps.reads.read('search_page', (database) => pageRows(database, statements.statement(database, query, ordering, after, now, pageStrategy(query, ordering)))),
-          count(countKey, where, now.getTime()),
+          reads.read('search_page', (database) => pageRows(database, statements.statement(database, query, ordering, after, now, pageStrategy(query, ordering)))),
+          count(reads, countKey, where, now.getTime()),
         ]);
       }
       // With search terms the count decides how the page is found, so it comes first (it is
       // cached for 30 s, and cheap exactly when it decides for collecting).
-      const counted = await count(countKey, where, now.getTime());
+      const counted = await count(reads, countKey, where, now.getTime());
       const strategy = pageStrategy(query, ordering, counted);
-      return [await deps.reads.read('search_page', (database) => pageRows(database, statements.statement(database, query, ordering, after, now, strategy))), counted] as const;
+      return [await reads.read('search_page', (database) => pageRows(database, statements.statement(database, query, ordering, after, now, strategy))), counted] as const;
     });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;

@@ -5,6 +5,8 @@ import type { RouteDeps } from '../app';
 import { META } from '../http/meta';
 import { orQueryFailed } from '@domain-index/api-errors/query-failed';
 import { notEnded } from '@domain-index/listings/not-ended';
+import { readsOf } from '../http/request-deadline';
+import type { ReadNodes } from '../replicas/read-nodes';
 
 /** How long one measurement serves every caller (api-v1.md: 5 minutes). */
 export const STATS_TTL_MS = 5 * 60 * 1000;
@@ -27,10 +29,10 @@ export function statsQueries(database: Database, now: Date) {
 }
 
 /** Takes the counts concurrently; any one failing fails the whole (never reported as 0). */
-async function measure(deps: RouteDeps): Promise<StatsData> {
+async function measure(deps: RouteDeps, reads: ReadNodes): Promise<StatsData> {
   const now = deps.clock.now();
   // One node answers all five, so that they describe one moment of one copy of the index.
-  const [totalRows, retrievableRows, liveRows, statusRows, sourceRows] = await deps.reads.read('stats', (database) => {
+  const [totalRows, retrievableRows, liveRows, statusRows, sourceRows] = await reads.read('stats', (database) => {
     const q = statsQueries(database, now);
     return Promise.all([q.total, q.retrievable, q.live, q.byStatus, q.bySource]);
   });
@@ -56,10 +58,10 @@ async function measure(deps: RouteDeps): Promise<StatsData> {
  */
 export function statsRoute(deps: RouteDeps): AppRouteImplementation<Contract['getStats']> {
   let cached: { at: number; data: Promise<StatsData> } | undefined;
-  return async () => {
+  return async ({ res }) => {
     const at = deps.clock.now().getTime();
     if (cached === undefined || at - cached.at >= STATS_TTL_MS) {
-      const entry = { at, data: orQueryFailed(() => measure(deps)) };
+      const entry = { at, data: orQueryFailed(() => measure(deps, readsOf(res, deps))) };
       cached = entry;
       entry.data.catch(() => {
         if (cached === entry) cached = undefined;

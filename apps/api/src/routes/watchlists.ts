@@ -6,6 +6,7 @@ import { orQueryFailed } from '@domain-index/api-errors/query-failed';
 import type { WatchlistActions, WatchlistActor } from '@domain-index/names/watchlist-actions';
 import type { RouteDeps } from '../app';
 import { callerOf } from './alerts';
+import { databaseOf } from '../http/request-deadline';
 
 type Handlers = Pick<
   { [K in keyof Contract]: AppRouteImplementation<Contract[K]> },
@@ -15,7 +16,7 @@ type Handlers = Pick<
 /** The key acting on watchlists: they belong to its account, or to it without one (as alerts). */
 async function watchActor(deps: Pick<RouteDeps, 'database'>, req: Pick<Request, 'ip'>, res: Response): Promise<WatchlistActor> {
   const { keyId } = callerOf(res);
-  const { owner } = await orQueryFailed(() => ownerOfKey(deps.database, keyId));
+  const { owner } = await orQueryFailed(() => ownerOfKey(databaseOf(res, deps), keyId));
   return { owner, keyId, ip: req.ip };
 }
 
@@ -31,28 +32,28 @@ const watchPlan = (res: Response) => {
  */
 export function watchlistRoutes(deps: RouteDeps, actions: WatchlistActions): Handlers {
   return {
-    createWatchlist: async ({ body, req, res }) => ({ status: 201, body: await actions.create(await watchActor(deps, req, res), watchPlan(res), body) }),
+    createWatchlist: async ({ body, req, res }) => ({ status: 201, body: await actions.on(databaseOf(res, deps)).create(await watchActor(deps, req, res), watchPlan(res), body) }),
 
-    listWatchlists: async ({ req, res }) => ({ status: 200, body: { object: 'list', data: await actions.list((await watchActor(deps, req, res)).owner) } }),
+    listWatchlists: async ({ req, res }) => ({ status: 200, body: { object: 'list', data: await actions.on(databaseOf(res, deps)).list((await watchActor(deps, req, res)).owner) } }),
 
-    getWatchlist: async ({ params, req, res }) => ({ status: 200, body: await actions.get((await watchActor(deps, req, res)).owner, params.id) }),
+    getWatchlist: async ({ params, req, res }) => ({ status: 200, body: await actions.on(databaseOf(res, deps)).get((await watchActor(deps, req, res)).owner, params.id) }),
 
-    updateWatchlist: async ({ params, body, req, res }) => ({ status: 200, body: await actions.rename(await watchActor(deps, req, res), params.id, body.name) }),
+    updateWatchlist: async ({ params, body, req, res }) => ({ status: 200, body: await actions.on(databaseOf(res, deps)).rename(await watchActor(deps, req, res), params.id, body.name) }),
 
     deleteWatchlist: async ({ params, req, res }) => {
-      const { id } = await actions.delete(await watchActor(deps, req, res), params.id);
+      const { id } = await actions.on(databaseOf(res, deps)).delete(await watchActor(deps, req, res), params.id);
       return { status: 200, body: { object: 'watchlist', id, deleted: true } };
     },
 
-    addWatchedDomains: async ({ params, body, req, res }) => ({ status: 200, body: await actions.addDomains(await watchActor(deps, req, res), watchPlan(res), params.id, body.domains) }),
+    addWatchedDomains: async ({ params, body, req, res }) => ({ status: 200, body: await actions.on(databaseOf(res, deps)).addDomains(await watchActor(deps, req, res), watchPlan(res), params.id, body.domains) }),
 
     listWatchedDomains: async ({ params, query, req, res }) => {
-      const { items, nextCursor } = await actions.domains((await watchActor(deps, req, res)).owner, params.id, { after: query.after, limit: query.limit });
+      const { items, nextCursor } = await actions.on(databaseOf(res, deps)).domains((await watchActor(deps, req, res)).owner, params.id, { after: query.after, limit: query.limit });
       return { status: 200, body: { object: 'list', data: items, pagination: { page_size: query.limit, next_cursor: nextCursor, has_more: nextCursor !== null } } };
     },
 
     removeWatchedDomain: async ({ params, req, res }) => {
-      const { domainName } = await actions.removeDomain(await watchActor(deps, req, res), params.id, params.domain);
+      const { domainName } = await actions.on(databaseOf(res, deps)).removeDomain(await watchActor(deps, req, res), params.id, params.domain);
       return { status: 200, body: { object: 'watched_domain', domain_name: domainName, deleted: true } };
     },
   };

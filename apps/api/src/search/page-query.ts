@@ -24,23 +24,26 @@ export function pageQuery(
   strategy: PageStrategy = 'walk',
   bind: Bind = inline,
 ) {
+  // only built here (the caller renders it and runs it on its own view): the database's own
+  // Drizzle, not a request view's, which would be made for the request
+  const { db } = database.root;
   const conditions = and(where, skipEnded(ordering, now, bind), after === undefined ? undefined : afterPosition(ordering, after, bind));
   // The domain object, then what the next cursor needs (see pageRows).
   const columns = { domain: DOMAIN_COLUMNS, sort_key: sortKeySelection(ordering), id: listings.id };
   if (strategy === 'walk') {
-    return database.db.select(columns).from(listings).where(conditions).orderBy(...orderBy(ordering)).limit(bind(limit + 1));
+    return db.select(columns).from(listings).where(conditions).orderBy(...orderBy(ordering)).limit(bind(limit + 1));
   }
   // Two steps: the page's ids first, reading only the columns filtered and sorted on, then the rows.
   const ids =
     strategy === 'collect'
       ? collectedIds(conditions, ordering, bind(limit + 1))
-      : database.db
+      : db
           .select({ id: listings.id })
           .from(listings)
           .where(conditions)
           .orderBy(...orderBy(ordering))
           .limit(bind(limit + 1));
-  return database.db
+  return db
     .select(columns)
     .from(listings)
     .where(inArray(listings.id, ids))

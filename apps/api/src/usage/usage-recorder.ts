@@ -1,4 +1,4 @@
-import { keyUsage, sql, withoutDeadline, type Database } from '@domain-index/db';
+import { keyUsage, sql, type Database } from '@domain-index/db';
 import type { Logger } from '@domain-index/runtime/logger';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { outcomeOf, type Outcome } from './outcome';
@@ -72,14 +72,11 @@ export class UsageRecorder {
 
   private armTimer(): void {
     if (this.closed) return;
-    // Armed on a request's path, the timer would carry that request's deadline (long passed by
-    // the time it fires) into every flush: it runs outside any deadline instead.
-    this.timer ??= withoutDeadline(() =>
-      setTimeout(() => {
-        this.timer = undefined;
-        void this.flush();
-      }, this.flushEveryMs).unref(),
-    );
+    // flushed on the database itself, never a request's deadline view (long passed by then)
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.flushEveryMs).unref();
   }
 
   /** Adds the counts so far to the table, once every write already running has finished. */

@@ -1,4 +1,4 @@
-import { withoutDeadline, type Database } from '@domain-index/db';
+import type { Database } from '@domain-index/db';
 import { DEFAULT_CIRCUIT, DEFAULT_CONCURRENCY, endpointOf, Endpoints } from '@domain-index/alerts/endpoints';
 import { claimDue, deadLocalClaimers, releaseClaims, sendMessage, type Claimed, type SenderSettings } from './webhook-sender';
 
@@ -66,7 +66,7 @@ export class DeliveryPool {
   /** Starts sending until stopped. */
   start(): void {
     this.stopped = false;
-    this.loop ??= withoutDeadline(() => this.run());
+    this.loop ??= this.run();
   }
 
   /** Stops claiming, and waits for the requests in flight (each within its timeout) to be recorded. */

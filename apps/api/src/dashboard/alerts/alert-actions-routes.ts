@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import type { AlertActor } from '@domain-index/alerts/alert-actions';
+import type { AlertActions, AlertActor } from '@domain-index/alerts/alert-actions';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { strictRouter } from '../../http/strict-router';
 import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
@@ -12,6 +12,7 @@ import { sendAlertPage } from './alert-page';
 import { postedFormToken } from './form-token';
 import { oncePerForm, revealPath } from './secret-reveal';
 import { SECTION } from './section';
+import { databaseOf } from '../../http/request-deadline';
 
 const alertPath = (id: string) => `${DASHBOARD}/alerts/${id}`;
 
@@ -27,7 +28,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   /** A handler for the path's alert when it is the signed-in account's; any other id is the 404 page. */
   const onOwnAlert = (run: (alert: { id: string; name: string }, req: Request, res: Response) => Promise<void> | void) =>
     handle(async (req, res) => {
-      const alert = await deps.alerts.find({ accountId: signedIn(res)!.id }, req.params.id ?? '');
+      const alert = await deps.alerts.on(databaseOf(res, deps)).find({ accountId: signedIn(res)!.id }, req.params.id ?? '');
       if (alert === undefined) sendNotFound(res);
       else await run(alert, req, res);
     });
@@ -39,10 +40,10 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
    * Runs an action on the path's alert, then redirects to its page with `notice`; a refusal
    * (an ApiError of 4xx) is shown above the page, anything else is a fault (the error page).
    */
-  const act = (run: (actor: AlertActor, id: string, req: Request) => Promise<unknown>, noticeCode: string) =>
+  const act = (run: (actor: AlertActor, id: string, req: Request, alerts: AlertActions) => Promise<unknown>, noticeCode: string) =>
     onOwnAlert(async (alert, req, res) => {
       try {
-        await run(accountActor(req, res), alert.id, req);
+        await run(accountActor(req, res), alert.id, req, deps.alerts.on(databaseOf(res, deps)));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'delivery_not_found') sendNotFound(res);
         else await refuse(req, res, error);
@@ -59,14 +60,14 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
       const owner = { accountId: signedIn(res)!.id };
       const values = readAlertForm(req);
       try {
-        const alert = await deps.alerts.get(owner, row.id);
+        const alert = await deps.alerts.on(databaseOf(res, deps)).get(owner, row.id);
         const changes = changesOf(alert, values, deps.alerts.digestsAvailable || alert.email_digest !== null);
         if (Object.keys(changes).length === 0) {
           res.redirect(303, `${alertPath(row.id)}?notice=unchanged`);
           return;
         }
         // a first webhook URL makes a secret: shown once, on its own page
-        const { revealId } = await oncePerForm(deps, res, token, 'alert_webhook_added', (keep) => deps.alerts.update(accountActor(req, res), row.id, changes, keep));
+        const { revealId } = await oncePerForm(deps, res, token, 'alert_webhook_added', (keep) => deps.alerts.on(databaseOf(res, deps)).update(accountActor(req, res), row.id, changes, keep));
         res.redirect(303, revealId === undefined ? `${alertPath(row.id)}?notice=saved` : revealPath(revealId));
       } catch (error) {
         const refused = formErrorOf(error);
@@ -77,33 +78,33 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
 
   router.post(
     '/alerts/:id/test',
-    act((actor, id) => deps.alerts.sendTest(actor, id), 'test'),
+    act((actor, id, _req, alerts) => alerts.sendTest(actor, id), 'test'),
   );
   router.post(
     '/alerts/:id/pause',
-    act((actor, id) => deps.alerts.update(actor, id, { paused: true }), 'paused'),
+    act((actor, id, _req, alerts) => alerts.update(actor, id, { paused: true }), 'paused'),
   );
   router.post(
     '/alerts/:id/resume',
-    act((actor, id) => deps.alerts.update(actor, id, { paused: false }), 'resumed'),
+    act((actor, id, _req, alerts) => alerts.update(actor, id, { paused: false }), 'resumed'),
   );
   router.post(
     '/alerts/:id/webhook-on',
-    act(async (actor, id) => {
-      const alert = await deps.alerts.find(actor.owner, id);
+    act(async (actor, id, _req, alerts) => {
+      const alert = await alerts.find(actor.owner, id);
       if (alert?.webhookUrl == null) throw new ApiError('invalid_parameter', 'the alert has no webhook to turn on; set a webhook URL below', 'id');
       // setting the URL again is what turns a disabled webhook back on (the API's PATCH does the
       // same); the stored URL, not the one shown (whose credentials, if any, are hidden)
-      return deps.alerts.update(actor, id, { webhook_url: alert.webhookUrl });
+      return alerts.update(actor, id, { webhook_url: alert.webhookUrl });
     }, 'webhook-on'),
   );
   router.post(
     '/alerts/:id/confirm-email',
-    act((actor, id) => deps.alerts.resendConfirmation(actor, id), 'confirmation'),
+    act((actor, id, _req, alerts) => alerts.resendConfirmation(actor, id), 'confirmation'),
   );
   router.post(
     '/alerts/:id/deliveries/:deliveryId/resend',
-    act((actor, id, req) => deps.alerts.resend(actor, id, req.params.deliveryId ?? ''), 'resent'),
+    act((actor, id, req, alerts) => alerts.resend(actor, id, req.params.deliveryId ?? ''), 'resent'),
   );
 
   router.post(
@@ -112,7 +113,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
       const token = postedFormToken(req, res);
       if (token === undefined) return;
       try {
-        const { revealId } = await oncePerForm(deps, res, token, 'alert_rotated', (keep) => deps.alerts.rotateSecret(accountActor(req, res), row.id, keep));
+        const { revealId } = await oncePerForm(deps, res, token, 'alert_rotated', (keep) => deps.alerts.on(databaseOf(res, deps)).rotateSecret(accountActor(req, res), row.id, keep));
         if (revealId === undefined) throw new Error('a rotated secret has no page to show it');
         res.redirect(303, revealPath(revealId));
       } catch (error) {
@@ -144,7 +145,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   router.post(
     '/alerts/:id/delete',
     onOwnAlert(async (alert, req, res) => {
-      await deps.alerts.delete(accountActor(req, res), alert.id);
+      await deps.alerts.on(databaseOf(res, deps)).delete(accountActor(req, res), alert.id);
       res.redirect(303, `${DASHBOARD}/alerts?notice=deleted`);
     }),
   );

@@ -8,6 +8,7 @@ import { chargeExport } from '../../exports/export-charge';
 import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { sendNotFound } from '../not-found';
 import { sendAlertPage } from './alert-page';
+import { databaseOf } from '../../http/request-deadline';
 
 /** The bucket of the rate limiter an account's downloads count in: apart from its keys' own. */
 export const downloadBucket = (accountId: string) => `dashboard-export:${accountId}`;
@@ -27,7 +28,7 @@ export function alertDownload(deps: DashboardDeps): Router {
     '/alerts/:id/listings.csv',
     handle(async (req, res) => {
       const me = signedIn(res)!;
-      const row = await deps.alerts.find({ accountId: me.id }, req.params.id ?? '');
+      const row = await deps.alerts.on(databaseOf(res, deps)).find({ accountId: me.id }, req.params.id ?? '');
       if (row === undefined) {
         sendNotFound(res);
         return;
@@ -44,7 +45,7 @@ export function alertDownload(deps: DashboardDeps): Router {
         });
         return;
       }
-      const plan = await findPlan(deps.database, me.planId);
+      const plan = await findPlan(databaseOf(res, deps), me.planId);
       let started;
       try {
         started = await deps.listingExports.start(res, {

@@ -11,6 +11,7 @@ import { sendNotFound } from '../not-found';
 import { alertFields, valuesOf, type AlertFormValues, type FormError } from './alert-form';
 import { alertStateCell, attemptMessage, attemptOutcome, attemptResponse, channelsSummary, filterSummary, lastDeliverySummary } from './alert-views';
 import { SECTION } from './section';
+import { databaseOf } from '../../http/request-deadline';
 
 /** Attempts on one page of the delivery log. */
 const LOG_PAGE = 25;
@@ -105,7 +106,7 @@ function digestNotice(alert: Alert): SafeHtml {
 export async function sendAlertPage(deps: DashboardDeps, req: Request, res: Response, options: { status?: number; edit?: EditForm; refusal?: string } = {}): Promise<void> {
   const me = signedIn(res)!;
   const owner = { accountId: me.id };
-  const row = await deps.alerts.find(owner, req.params.id ?? '');
+  const row = await deps.alerts.on(databaseOf(res, deps)).find(owner, req.params.id ?? '');
   const olderParam = req.query.older;
   const older = typeof olderParam === 'string' ? olderParam : undefined;
   // a made-up or damaged "older" link is as absent as a made-up alert
@@ -113,8 +114,8 @@ export async function sendAlertPage(deps: DashboardDeps, req: Request, res: Resp
     sendNotFound(res);
     return;
   }
-  const alert = await deps.alerts.get(owner, row.id);
-  const log = await deps.alerts.deliveryLog(owner, row.id, { after: older, limit: LOG_PAGE });
+  const alert = await deps.alerts.on(databaseOf(res, deps)).get(owner, row.id);
+  const log = await deps.alerts.on(databaseOf(res, deps)).deliveryLog(owner, row.id, { after: older, limit: LOG_PAGE });
   const path = `${DASHBOARD}/alerts/${alert.id}`;
   const edit = options.edit ?? { values: valuesOf(alert), error: undefined };
   const general = edit.error !== undefined && edit.error.field === undefined ? edit.error.message : undefined;

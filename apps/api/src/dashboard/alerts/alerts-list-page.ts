@@ -12,6 +12,7 @@ import { alertStateCell, channelsSummary, filterSummary, lastDeliverySummary } f
 import { postedFormToken } from './form-token';
 import { oncePerForm, revealPath } from './secret-reveal';
 import { SECTION } from './section';
+import { databaseOf } from '../../http/request-deadline';
 
 /** Fixed messages shown after a redirect, chosen by a code so that no text is reflected. */
 const NOTICES = new Map([['deleted', 'The alert was deleted, with its queued messages. Nothing more is delivered for it.']]);
@@ -31,7 +32,7 @@ function alertRow(alert: Alert): SafeHtml {
 /** The list of the account's alerts and the form that makes one (or why it cannot: the plan's limit). */
 async function listPage(deps: DashboardDeps, req: Request, res: Response, form: { values: AlertFormValues; error?: FormError | undefined; status: number }): Promise<void> {
   const me = signedIn(res)!;
-  const [alerts, plan] = await Promise.all([deps.alerts.list({ accountId: me.id }), accountAlertPlan(deps, me.planId)]);
+  const [alerts, plan] = await Promise.all([deps.alerts.on(databaseOf(res, deps)).list({ accountId: me.id }), accountAlertPlan(databaseOf(res, deps), me.planId)]);
   const off = alerts.filter((alert) => alert.webhook_state === 'disabled');
   const full = alerts.length >= plan.alertsLimit;
   const general = form.error !== undefined && form.error.field === undefined ? form.error.message : undefined;
@@ -92,8 +93,8 @@ export function alertsListPage(deps: DashboardDeps): Router {
       const me = signedIn(res)!;
       try {
         const body = newAlertOf(values);
-        const plan = await accountAlertPlan(deps, me.planId);
-        const { revealId, result } = await oncePerForm(deps, res, token, 'alert_created', (keep) => deps.alerts.create(accountActor(req, res), plan, body, keep));
+        const plan = await accountAlertPlan(databaseOf(res, deps), me.planId);
+        const { revealId, result } = await oncePerForm(deps, res, token, 'alert_created', (keep) => deps.alerts.on(databaseOf(res, deps)).create(accountActor(req, res), plan, body, keep));
         if (result !== undefined && result.secret === null) res.redirect(303, `${DASHBOARD}/alerts/${result.alert.id}?notice=created`);
         else if (revealId !== undefined) res.redirect(303, revealPath(revealId));
         else throw new Error('a created alert has no page to show it');

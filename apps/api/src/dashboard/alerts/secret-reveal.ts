@@ -7,6 +7,7 @@ import { FormAlreadyPosted, notShownReason, revealOfForm, storeReveal, takeRevea
 import { DASHBOARD, page } from '../layout';
 import { sendNotFound } from '../not-found';
 import { SECTION } from './section';
+import { databaseOf } from '../../http/request-deadline';
 
 const ALERT_REVEALS: readonly AlertRevealKind[] = ['alert_created', 'alert_rotated', 'alert_webhook_added', 'alert_created_no_secret'];
 
@@ -29,7 +30,7 @@ export async function oncePerForm(
   act: (keep: SecretKeeper) => Promise<AlertWithSecret>,
 ): Promise<{ revealId: string | undefined; result?: AlertWithSecret }> {
   const me = signedIn(res)!;
-  const earlier = await revealOfForm(deps.database, me.id, token, deps.clock.now());
+  const earlier = await revealOfForm(databaseOf(res, deps), me.id, token, deps.clock.now());
   if (earlier !== undefined) return { revealId: earlier };
   let revealId: string | undefined;
   try {
@@ -47,7 +48,7 @@ export async function oncePerForm(
     return { revealId, result };
   } catch (error) {
     if (!(error instanceof FormAlreadyPosted)) throw error;
-    return { revealId: await revealOfForm(deps.database, me.id, token, deps.clock.now()) };
+    return { revealId: await revealOfForm(databaseOf(res, deps), me.id, token, deps.clock.now()) };
   }
 }
 
@@ -67,8 +68,8 @@ export function secretRevealPage(deps: DashboardDeps): Router {
     '/alerts/new/:reveal',
     handle(async (req, res) => {
       const me = signedIn(res)!;
-      const reveal = await takeReveal(deps.database, { id: req.params.reveal ?? '', accountId: me.id, sessionToken: sessionToken(res)!, at: deps.clock.now(), kinds: ALERT_REVEALS });
-      const alert = reveal === undefined ? undefined : await deps.alerts.find({ accountId: me.id }, reveal.keyId);
+      const reveal = await takeReveal(databaseOf(res, deps), { id: req.params.reveal ?? '', accountId: me.id, sessionToken: sessionToken(res)!, at: deps.clock.now(), kinds: ALERT_REVEALS });
+      const alert = reveal === undefined ? undefined : await deps.alerts.on(databaseOf(res, deps)).find({ accountId: me.id }, reveal.keyId);
       if (reveal === undefined || alert === undefined) {
         sendNotFound(res);
         return;

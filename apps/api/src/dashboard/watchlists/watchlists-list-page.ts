@@ -14,6 +14,7 @@ import { postedNames, readPastedNames } from './name-list';
 import { BACK, sendWatchlistPage } from './watchlist-page';
 import { namesField } from './watchlist-views';
 import { SECTION } from './section';
+import { databaseOf } from '../../http/request-deadline';
 
 /** Fixed messages shown after a redirect, chosen by a code so that no text is reflected. */
 const NOTICES = new Map([['deleted', 'The watchlist was deleted with its names. Names no other list watches are no longer checked.']]);
@@ -36,9 +37,9 @@ function watchlistRow(watchlist: Watchlist): SafeHtml {
 async function listPage(deps: DashboardDeps, req: Request, res: Response, form: CreateForm & { status: number }): Promise<void> {
   const me = signedIn(res)!;
   const [lists, plan, watched] = await Promise.all([
-    deps.watchlists.list({ accountId: me.id }),
-    accountWatchPlan(deps, me.planId),
-    countWatchedNames(deps.database.db, { accountId: me.id }),
+    deps.watchlists.on(databaseOf(res, deps)).list({ accountId: me.id }),
+    accountWatchPlan(databaseOf(res, deps), me.planId),
+    countWatchedNames(databaseOf(res, deps).db, { accountId: me.id }),
   ]);
   res.status(form.status).send(
     page({
@@ -91,8 +92,8 @@ export function watchlistsListPage(deps: DashboardDeps): Router {
       const body = createWatchlistSchema.safeParse({ name: form.name, domains: pasted.names });
       if (!body.success) return listPage(deps, req, res, { ...form, error: `Name ${body.error.issues[0]?.message ?? 'is not valid'}.`, status: 400 });
       try {
-        const plan = await accountWatchPlan(deps, me.planId);
-        const created = await deps.watchlists.create(accountActor(req, res), plan, body.data);
+        const plan = await accountWatchPlan(databaseOf(res, deps), me.planId);
+        const created = await deps.watchlists.on(databaseOf(res, deps)).create(accountActor(req, res), plan, body.data);
         if (created.refused.length === 0) {
           res.redirect(303, `${DASHBOARD}/watchlists/${created.id}?notice=created`);
           return;
