@@ -171,12 +171,13 @@ function openPostgres(rawUrl: string, options: DatabaseOptions): Database {
     const pool = (driverClient as unknown as { stats: () => DriverPoolStats }).stats();
     return { max: pool.max, inUse: pool.busy + pool.full + pool.reserved, idle: pool.open, connecting: pool.connecting, waiting: pool.waiting };
   };
-  const root = postgresDatabase(driverClient, drizzlePostgres(driverClient, { schema }), { url, pooled, stats, close: () => driverClient.end({ timeout: 5 }) });
-  return root;
+  return new PostgresDatabase(driverClient, { client: driverClient, url, pooled, stats, close: () => driverClient.end({ timeout: 5 }) }, drizzlePostgres(driverClient, { schema }), undefined);
 }
 
 /** What a PostgreSQL database and its deadline views share. */
 interface PostgresPool {
+  /** The driver's client, unbound: each view binds it to its own deadline. */
+  client: postgres.Sql;
   url: string;
   pooled: boolean;
   stats: () => PoolStats;
@@ -188,38 +189,54 @@ const dialect = new PgDialect();
 
 /**
  * A Database over `client`: the driver's own client for the database itself, a client bound by
- * a deadline for a view. A view is made per request, so it is cheap: its Drizzle instance is
- * made only if a handler asks for `db`, and the hot paths (`values`, `rows`) never do.
+ * a deadline for a view. A view is made per request, so it is cheap: a class (no closures made
+ * per instance), and its Drizzle instance is made only if a handler asks for `db`; the hot paths
+ * (`values`, `rows`) never do.
  */
-function postgresDatabase(client: postgres.Sql, drizzle: Drizzle | (() => Drizzle), pool: PostgresPool, rootOf?: Database): Database {
-  const { pooled } = pool;
-  let db = typeof drizzle === 'function' ? undefined : drizzle;
-  const database: Database = {
-    kind: 'postgres',
-    get db() {
-      db ??= (drizzle as () => Drizzle)();
-      return db;
-    },
-    driver: { kind: 'postgres', client, url: pool.url, pooled },
-    rows: async <T extends Record<string, unknown>>(query: SQL) => {
-      const rendered = dialect.sqlToQuery(query);
-      return [...(await client.unsafe(rendered.sql, rendered.params as postgres.ParameterOrJSON<never>[]))] as unknown as T[];
-    },
-    values: async (statement) => [
-      ...(await client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare: !pooled && statement.prepare === true }).values()),
-    ],
-    until: (deadline) => {
-      const bound = boundByDeadline(client, deadline);
-      // no schema: nothing uses Drizzle's relational queries, and reading it costs per instance
-      return postgresDatabase(bound, () => drizzlePostgres(bound) as unknown as Drizzle, pool, database.root);
-    },
-    get root() {
-      return rootOf ?? database;
-    },
-    poolStats: pool.stats,
-    close: pool.close,
-  };
-  return database;
+class PostgresDatabase implements Database {
+  readonly kind = 'postgres';
+  readonly driver: Extract<Database['driver'], { kind: 'postgres' }>;
+  readonly root: Database;
+  private drizzle: Drizzle | undefined;
+
+  constructor(
+    private readonly client: postgres.Sql,
+    private readonly pool: PostgresPool,
+    drizzle: Drizzle | undefined,
+    root: Database | undefined,
+  ) {
+    this.driver = { kind: 'postgres', client, url: pool.url, pooled: pool.pooled };
+    this.drizzle = drizzle;
+    this.root = root ?? this;
+  }
+
+  get db(): Drizzle {
+    // a view's own: no schema, since nothing uses Drizzle's relational queries and reading it costs
+    this.drizzle ??= drizzlePostgres(this.client) as unknown as Drizzle;
+    return this.drizzle;
+  }
+
+  async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+    const rendered = dialect.sqlToQuery(query);
+    return [...(await this.client.unsafe(rendered.sql, rendered.params as postgres.ParameterOrJSON<never>[]))] as unknown as T[];
+  }
+
+  async values(statement: RenderedStatement): Promise<unknown[][]> {
+    const prepare = !this.pool.pooled && statement.prepare === true;
+    return [...(await this.client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare }).values())];
+  }
+
+  until(deadline: number): Database {
+    return new PostgresDatabase(boundByDeadline(this.pool.client, deadline), this.pool, undefined, this.root);
+  }
+
+  poolStats(): PoolStats {
+    return this.pool.stats();
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
 }
 
 async function openPglite(dataDir: string, dump: Blob | undefined): Promise<Database> {
