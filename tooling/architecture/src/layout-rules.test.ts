@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { layoutViolation } from './layout-rules';
-import { workspaceImports } from './workspace-imports';
+import { allImports, workspaceImports } from './workspace-imports';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -35,5 +35,23 @@ describe('the layout', () => {
     expect(layoutViolation({ from: 'apps/cli/src/commands/serve.ts', to: 'apps/api/src/app', specifier: '@domain-index/api/app' })).toBeUndefined();
     expect(layoutViolation({ from: 'apps/cli/src/commands/sync.ts', to: 'apps/worker/src/indexing/sync-worker', specifier: '@domain-index/worker/indexing/sync-worker' })).toBeUndefined();
     expect(layoutViolation({ from: 'apps/api/src/dashboard/keys-pages.ts', to: 'packages/accounts/src/account-keys', specifier: '@domain-index/accounts/account-keys' })).toBeUndefined();
+  });
+});
+
+describe('what the serving process may load', () => {
+  it('enters no AsyncLocalStorage scope: nothing the API or the worker runs imports async_hooks', () => {
+    // On Node 20 one AsyncLocalStorage.run turns on promise hooks for every promise of the
+    // process after it: carried the request deadline, it cost a lookup 1.08-1.26 times its API
+    // CPU (issue 37). A request's deadline goes by its database view (Database.until) instead.
+    // The embedded start's control server (apps/cli) is the one user, and serves no requests.
+    const hooks = allImports(root, ['apps/api/src', 'apps/worker/src', 'packages'])
+      .filter(({ from }) => !/\.test\.ts$/.test(from) && !from.includes('/test/'))
+      .filter(({ specifier }) => specifier === 'async_hooks' || specifier === 'node:async_hooks')
+      .map(({ from }) => from);
+    expect(hooks).toEqual([]);
+  });
+
+  it('finds an import of async_hooks where there is one', () => {
+    expect(allImports(root, ['apps/cli/src']).some(({ specifier }) => specifier === 'node:async_hooks')).toBe(true);
   });
 });

@@ -66,3 +66,12 @@ function target(root: string, file: string, specifier: string, packages: Map<str
   // the internal packages export "./*" as "./src/*.ts"
   return existsSync(join(root, folder, 'src', `${rest}.ts`)) ? `${folder}/src/${rest}` : `${folder}/${rest}`;
 }
+
+/** Every import specifier of every .ts file under `folders` (packages and built-ins alike). */
+export function allImports(root: string, folders: string[]): { from: string; specifier: string }[] {
+  return folders.flatMap((folder) =>
+    typeScriptFiles(root, folder).flatMap((file) =>
+      ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true).importedFiles.map(({ fileName }) => ({ from: file, specifier: fileName })),
+    ),
+  );
+}
