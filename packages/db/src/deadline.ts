@@ -1,8 +1,8 @@
 /**
  * Deadlines on database work: a request's statements must finish by the request's deadline.
  * The deadline is carried explicitly, by a view of the database (`Database.until`), not by an
- * AsyncLocalStorage scope: a single scope entered anywhere turns on promise hooks for every
- * promise of the process, which cost a lookup about a fifth of its CPU (bench/notes/80).
+ * AsyncLocalStorage scope: on Node 20 a single scope entered anywhere turns on promise hooks
+ * for every promise of the process after it (their cost per lookup: bench/notes/80).
  */
 
 /**

@@ -41,8 +41,8 @@ describe('the layout', () => {
 describe('what the serving process may load', () => {
   it('enters no AsyncLocalStorage scope: nothing the API or the worker runs imports async_hooks', () => {
     // On Node 20 one AsyncLocalStorage.run turns on promise hooks for every promise of the
-    // process after it: carried the request deadline, it cost a lookup 1.08-1.26 times its API
-    // CPU (issue 37). A request's deadline goes by its database view (Database.until) instead.
+    // process after it, a cost on every request (issue 37, bench/notes/80). A request's deadline
+    // goes by its database view (Database.until) instead.
     // The embedded start's control server (apps/cli) is the one user, and serves no requests.
     const hooks = allImports(root, ['apps/api/src', 'apps/worker/src', 'packages'])
       .filter(({ from }) => !/\.test\.ts$/.test(from) && !from.includes('/test/'))
