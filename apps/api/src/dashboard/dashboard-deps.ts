@@ -10,6 +10,7 @@ import type { Mailer } from '@domain-index/mail/mailer';
 import type { ListingExports } from '../exports/listing-exports';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
 import type { SignInLimiter } from './sign-in-limiter';
+import { databaseOf } from '../http/request-deadline';
 
 /** What the dashboard needs from the composition root. */
 export interface DashboardDeps {
@@ -39,6 +40,16 @@ export interface DashboardDeps {
 export type DashboardOptions = Pick<DashboardDeps, 'publicUrl' | 'signupOpen' | 'signInLimiter'> & Partial<Pick<DashboardDeps, 'passwords' | 'mailer'>>;
 
 /** The signed-in account of a request, set by loadAccount. */
+/** The alert actions on this request's view of the database, bounded by its deadline. */
+export function alertsOf(res: Response, deps: Pick<DashboardDeps, 'alerts' | 'database'>): AlertActions {
+  return deps.alerts.on(databaseOf(res, deps));
+}
+
+/** The watchlist actions on this request's view of the database, bounded by its deadline. */
+export function watchlistsOf(res: Response, deps: Pick<DashboardDeps, 'watchlists' | 'database'>): WatchlistActions {
+  return deps.watchlists.on(databaseOf(res, deps));
+}
+
 export function signedIn(res: Response): Account | undefined {
   return res.locals.account as Account | undefined;
 }

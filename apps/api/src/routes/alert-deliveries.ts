@@ -1,5 +1,6 @@
 import type { Contract } from '@domain-index/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
+import type { Response } from 'express';
 import type { RouteDeps } from '../app';
 import type { AlertActions } from '@domain-index/alerts/alert-actions';
 import { keyActor } from './alerts';
@@ -9,15 +10,17 @@ type Handlers = Pick<{ [K in keyof Contract]: AppRouteImplementation<Contract[K]
 
 /** Sending a test now, the webhook attempts of the last 7 days, and sending a message again. */
 export function alertDeliveryRoutes(deps: RouteDeps, actions: AlertActions): Handlers {
+  /** The actions on this request's view of the database, bounded by its deadline. */
+  const acting = (res: Response) => actions.on(databaseOf(res, deps));
   return {
     testAlert: async ({ params, req, res }) => {
-      const { alert, deliveryId } = await actions.on(databaseOf(res, deps)).sendTest(await keyActor(deps, req, res), params.id);
+      const { alert, deliveryId } = await acting(res).sendTest(await keyActor(deps, req, res), params.id);
       return { status: 202, body: { object: 'delivery', id: deliveryId, alert_id: alert.id, kind: 'test', status: 'pending' } };
     },
 
     listDeliveries: async ({ params, query, req, res }) => {
       const { owner } = await keyActor(deps, req, res);
-      const { attempts, nextCursor } = await actions.on(databaseOf(res, deps)).deliveryLog(owner, params.id, { after: query.after, limit: query.limit });
+      const { attempts, nextCursor } = await acting(res).deliveryLog(owner, params.id, { after: query.after, limit: query.limit });
       return {
         status: 200,
         body: {
@@ -39,7 +42,7 @@ export function alertDeliveryRoutes(deps: RouteDeps, actions: AlertActions): Han
     },
 
     resendDelivery: async ({ params, req, res }) => {
-      const { alert, delivery } = await actions.on(databaseOf(res, deps)).resend(await keyActor(deps, req, res), params.id, params.deliveryId);
+      const { alert, delivery } = await acting(res).resend(await keyActor(deps, req, res), params.id, params.deliveryId);
       return { status: 202, body: { object: 'delivery', id: delivery.id, alert_id: alert.id, kind: delivery.kind, status: 'pending' } };
     },
   };

@@ -31,35 +31,37 @@ export async function keyActor(deps: Pick<RouteDeps, 'database'>, req: Pick<Requ
  * A signing secret is in the creating (or rotating) answer only.
  */
 export function alertRoutes(deps: RouteDeps, actions: AlertActions): Handlers {
+  /** The actions on this request's view of the database, bounded by its deadline. */
+  const acting = (res: Response) => actions.on(databaseOf(res, deps));
   return {
     createAlert: async ({ body, req, res }) => {
-      const { alert, secret } = await actions.on(databaseOf(res, deps)).create(await keyActor(deps, req, res), callerOf(res).plan, body);
+      const { alert, secret } = await acting(res).create(await keyActor(deps, req, res), callerOf(res).plan, body);
       return { status: 201, body: { ...alert, webhook_secret: secret } };
     },
 
     listAlerts: async ({ req, res }) => {
       const { owner } = await keyActor(deps, req, res);
-      return { status: 200, body: { object: 'list', data: await actions.on(databaseOf(res, deps)).list(owner) } };
+      return { status: 200, body: { object: 'list', data: await acting(res).list(owner) } };
     },
 
     getAlert: async ({ params, req, res }) => {
       const { owner } = await keyActor(deps, req, res);
-      return { status: 200, body: await actions.on(databaseOf(res, deps)).get(owner, params.id) };
+      return { status: 200, body: await acting(res).get(owner, params.id) };
     },
 
     updateAlert: async ({ params, body, req, res }) => {
-      const { alert, secret } = await actions.on(databaseOf(res, deps)).update(await keyActor(deps, req, res), params.id, body);
+      const { alert, secret } = await acting(res).update(await keyActor(deps, req, res), params.id, body);
       // a first webhook URL gets its secret here, shown this once
       return { status: 200, body: { ...alert, webhook_secret: secret } };
     },
 
     deleteAlert: async ({ params, req, res }) => {
-      const deleted = await actions.on(databaseOf(res, deps)).delete(await keyActor(deps, req, res), params.id);
+      const deleted = await acting(res).delete(await keyActor(deps, req, res), params.id);
       return { status: 200, body: { object: 'alert', id: deleted.id, deleted: true } };
     },
 
     rotateAlertSecret: async ({ params, req, res }) => {
-      const { alert, secret } = await actions.on(databaseOf(res, deps)).rotateSecret(await keyActor(deps, req, res), params.id);
+      const { alert, secret } = await acting(res).rotateSecret(await keyActor(deps, req, res), params.id);
       return { status: 200, body: { ...alert, webhook_secret: secret } };
     },
   };

@@ -70,7 +70,8 @@ export function nameRoute(deps: RouteDeps): AppRouteImplementation<Contract['get
     const input = parseNameInput(params.domain);
     if ('refused' in input) throw new ApiError('invalid_domain', input.refused);
     const refreshed = query.refresh === true ? await refresh(deps, res, input.domainName) : null;
-    const read = refreshed?.outcome === 'checked' ? readsOf(res, deps).readPrimary.bind(readsOf(res, deps)) : readsOf(res, deps).read.bind(readsOf(res, deps));
+    const reads = readsOf(res, deps);
+    const read = refreshed?.outcome === 'checked' ? reads.readPrimary.bind(reads) : reads.read.bind(reads);
     const name = await orQueryFailed(() => read('name', (database) => readName(database, input.domainName, deps.clock.now())));
     setRowsReturned(res, name.listings.length);
     return { status: 200, body: { object: 'name', data: { ...name, refresh: refreshed }, meta: META } };

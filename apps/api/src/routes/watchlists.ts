@@ -31,29 +31,31 @@ const watchPlan = (res: Response) => {
  * 404 exactly as a made-up id does, for every verb.
  */
 export function watchlistRoutes(deps: RouteDeps, actions: WatchlistActions): Handlers {
+  /** The actions on this request's view of the database, bounded by its deadline. */
+  const acting = (res: Response) => actions.on(databaseOf(res, deps));
   return {
-    createWatchlist: async ({ body, req, res }) => ({ status: 201, body: await actions.on(databaseOf(res, deps)).create(await watchActor(deps, req, res), watchPlan(res), body) }),
+    createWatchlist: async ({ body, req, res }) => ({ status: 201, body: await acting(res).create(await watchActor(deps, req, res), watchPlan(res), body) }),
 
-    listWatchlists: async ({ req, res }) => ({ status: 200, body: { object: 'list', data: await actions.on(databaseOf(res, deps)).list((await watchActor(deps, req, res)).owner) } }),
+    listWatchlists: async ({ req, res }) => ({ status: 200, body: { object: 'list', data: await acting(res).list((await watchActor(deps, req, res)).owner) } }),
 
-    getWatchlist: async ({ params, req, res }) => ({ status: 200, body: await actions.on(databaseOf(res, deps)).get((await watchActor(deps, req, res)).owner, params.id) }),
+    getWatchlist: async ({ params, req, res }) => ({ status: 200, body: await acting(res).get((await watchActor(deps, req, res)).owner, params.id) }),
 
-    updateWatchlist: async ({ params, body, req, res }) => ({ status: 200, body: await actions.on(databaseOf(res, deps)).rename(await watchActor(deps, req, res), params.id, body.name) }),
+    updateWatchlist: async ({ params, body, req, res }) => ({ status: 200, body: await acting(res).rename(await watchActor(deps, req, res), params.id, body.name) }),
 
     deleteWatchlist: async ({ params, req, res }) => {
-      const { id } = await actions.on(databaseOf(res, deps)).delete(await watchActor(deps, req, res), params.id);
+      const { id } = await acting(res).delete(await watchActor(deps, req, res), params.id);
       return { status: 200, body: { object: 'watchlist', id, deleted: true } };
     },
 
-    addWatchedDomains: async ({ params, body, req, res }) => ({ status: 200, body: await actions.on(databaseOf(res, deps)).addDomains(await watchActor(deps, req, res), watchPlan(res), params.id, body.domains) }),
+    addWatchedDomains: async ({ params, body, req, res }) => ({ status: 200, body: await acting(res).addDomains(await watchActor(deps, req, res), watchPlan(res), params.id, body.domains) }),
 
     listWatchedDomains: async ({ params, query, req, res }) => {
-      const { items, nextCursor } = await actions.on(databaseOf(res, deps)).domains((await watchActor(deps, req, res)).owner, params.id, { after: query.after, limit: query.limit });
+      const { items, nextCursor } = await acting(res).domains((await watchActor(deps, req, res)).owner, params.id, { after: query.after, limit: query.limit });
       return { status: 200, body: { object: 'list', data: items, pagination: { page_size: query.limit, next_cursor: nextCursor, has_more: nextCursor !== null } } };
     },
 
     removeWatchedDomain: async ({ params, req, res }) => {
-      const { domainName } = await actions.on(databaseOf(res, deps)).removeDomain(await watchActor(deps, req, res), params.id, params.domain);
+      const { domainName } = await acting(res).removeDomain(await watchActor(deps, req, res), params.id, params.domain);
       return { status: 200, body: { object: 'watched_domain', domain_name: domainName, deleted: true } };
     },
   };

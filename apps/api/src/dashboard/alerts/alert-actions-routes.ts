@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import type { AlertActions, AlertActor } from '@domain-index/alerts/alert-actions';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { strictRouter } from '../../http/strict-router';
-import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { alertsOf, handle, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { html } from '@domain-index/html/html';
 import { DASHBOARD, page } from '../layout';
 import { sendNotFound } from '../not-found';
@@ -12,7 +12,6 @@ import { sendAlertPage } from './alert-page';
 import { postedFormToken } from './form-token';
 import { oncePerForm, revealPath } from './secret-reveal';
 import { SECTION } from './section';
-import { databaseOf } from '../../http/request-deadline';
 
 const alertPath = (id: string) => `${DASHBOARD}/alerts/${id}`;
 
@@ -28,7 +27,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   /** A handler for the path's alert when it is the signed-in account's; any other id is the 404 page. */
   const onOwnAlert = (run: (alert: { id: string; name: string }, req: Request, res: Response) => Promise<void> | void) =>
     handle(async (req, res) => {
-      const alert = await deps.alerts.on(databaseOf(res, deps)).find({ accountId: signedIn(res)!.id }, req.params.id ?? '');
+      const alert = await alertsOf(res, deps).find({ accountId: signedIn(res)!.id }, req.params.id ?? '');
       if (alert === undefined) sendNotFound(res);
       else await run(alert, req, res);
     });
@@ -43,7 +42,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   const act = (run: (actor: AlertActor, id: string, req: Request, alerts: AlertActions) => Promise<unknown>, noticeCode: string) =>
     onOwnAlert(async (alert, req, res) => {
       try {
-        await run(accountActor(req, res), alert.id, req, deps.alerts.on(databaseOf(res, deps)));
+        await run(accountActor(req, res), alert.id, req, alertsOf(res, deps));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'delivery_not_found') sendNotFound(res);
         else await refuse(req, res, error);
@@ -60,14 +59,14 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
       const owner = { accountId: signedIn(res)!.id };
       const values = readAlertForm(req);
       try {
-        const alert = await deps.alerts.on(databaseOf(res, deps)).get(owner, row.id);
+        const alert = await alertsOf(res, deps).get(owner, row.id);
         const changes = changesOf(alert, values, deps.alerts.digestsAvailable || alert.email_digest !== null);
         if (Object.keys(changes).length === 0) {
           res.redirect(303, `${alertPath(row.id)}?notice=unchanged`);
           return;
         }
         // a first webhook URL makes a secret: shown once, on its own page
-        const { revealId } = await oncePerForm(deps, res, token, 'alert_webhook_added', (keep) => deps.alerts.on(databaseOf(res, deps)).update(accountActor(req, res), row.id, changes, keep));
+        const { revealId } = await oncePerForm(deps, res, token, 'alert_webhook_added', (keep) => alertsOf(res, deps).update(accountActor(req, res), row.id, changes, keep));
         res.redirect(303, revealId === undefined ? `${alertPath(row.id)}?notice=saved` : revealPath(revealId));
       } catch (error) {
         const refused = formErrorOf(error);
@@ -113,7 +112,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
       const token = postedFormToken(req, res);
       if (token === undefined) return;
       try {
-        const { revealId } = await oncePerForm(deps, res, token, 'alert_rotated', (keep) => deps.alerts.on(databaseOf(res, deps)).rotateSecret(accountActor(req, res), row.id, keep));
+        const { revealId } = await oncePerForm(deps, res, token, 'alert_rotated', (keep) => alertsOf(res, deps).rotateSecret(accountActor(req, res), row.id, keep));
         if (revealId === undefined) throw new Error('a rotated secret has no page to show it');
         res.redirect(303, revealPath(revealId));
       } catch (error) {
@@ -145,7 +144,7 @@ export function alertActionRoutes(deps: DashboardDeps): Router {
   router.post(
     '/alerts/:id/delete',
     onOwnAlert(async (alert, req, res) => {
-      await deps.alerts.on(databaseOf(res, deps)).delete(accountActor(req, res), alert.id);
+      await alertsOf(res, deps).delete(accountActor(req, res), alert.id);
       res.redirect(303, `${DASHBOARD}/alerts?notice=deleted`);
     }),
   );

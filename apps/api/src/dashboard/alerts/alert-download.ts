@@ -5,7 +5,7 @@ import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { strictRouter } from '../../http/strict-router';
 import { chargeExport } from '../../exports/export-charge';
-import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { alertsOf, handle, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { sendNotFound } from '../not-found';
 import { sendAlertPage } from './alert-page';
 import { databaseOf } from '../../http/request-deadline';
@@ -28,7 +28,7 @@ export function alertDownload(deps: DashboardDeps): Router {
     '/alerts/:id/listings.csv',
     handle(async (req, res) => {
       const me = signedIn(res)!;
-      const row = await deps.alerts.on(databaseOf(res, deps)).find({ accountId: me.id }, req.params.id ?? '');
+      const row = await alertsOf(res, deps).find({ accountId: me.id }, req.params.id ?? '');
       if (row === undefined) {
         sendNotFound(res);
         return;

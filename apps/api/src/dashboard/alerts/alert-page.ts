@@ -3,7 +3,7 @@ import type { AlertRow } from '@domain-index/db';
 import type { Request, Response, Router } from 'express';
 import { DELIVERY_LOG_DAYS, decodeDeliveryCursor, type DeliveryAttempt } from '@domain-index/alerts/delivery-log';
 import { strictRouter } from '../../http/strict-router';
-import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { alertsOf, handle, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { html, type SafeHtml } from '@domain-index/html/html';
 import { newFormToken } from '../key-reveal';
 import { cardTable, cell, DASHBOARD, notice, noticeOf, page, utc } from '../layout';
@@ -11,7 +11,6 @@ import { sendNotFound } from '../not-found';
 import { alertFields, valuesOf, type AlertFormValues, type FormError } from './alert-form';
 import { alertStateCell, attemptMessage, attemptOutcome, attemptResponse, channelsSummary, filterSummary, lastDeliverySummary } from './alert-views';
 import { SECTION } from './section';
-import { databaseOf } from '../../http/request-deadline';
 
 /** Attempts on one page of the delivery log. */
 const LOG_PAGE = 25;
@@ -106,7 +105,8 @@ function digestNotice(alert: Alert): SafeHtml {
 export async function sendAlertPage(deps: DashboardDeps, req: Request, res: Response, options: { status?: number; edit?: EditForm; refusal?: string } = {}): Promise<void> {
   const me = signedIn(res)!;
   const owner = { accountId: me.id };
-  const row = await deps.alerts.on(databaseOf(res, deps)).find(owner, req.params.id ?? '');
+  const alerts = alertsOf(res, deps);
+  const row = await alerts.find(owner, req.params.id ?? '');
   const olderParam = req.query.older;
   const older = typeof olderParam === 'string' ? olderParam : undefined;
   // a made-up or damaged "older" link is as absent as a made-up alert
@@ -114,8 +114,8 @@ export async function sendAlertPage(deps: DashboardDeps, req: Request, res: Resp
     sendNotFound(res);
     return;
   }
-  const alert = await deps.alerts.on(databaseOf(res, deps)).get(owner, row.id);
-  const log = await deps.alerts.on(databaseOf(res, deps)).deliveryLog(owner, row.id, { after: older, limit: LOG_PAGE });
+  const alert = await alerts.get(owner, row.id);
+  const log = await alerts.deliveryLog(owner, row.id, { after: older, limit: LOG_PAGE });
   const path = `${DASHBOARD}/alerts/${alert.id}`;
   const edit = options.edit ?? { values: valuesOf(alert), error: undefined };
   const general = edit.error !== undefined && edit.error.field === undefined ? edit.error.message : undefined;

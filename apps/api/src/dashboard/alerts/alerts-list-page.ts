@@ -2,7 +2,7 @@ import type { Alert } from '@domain-index/contract';
 import type { Request, Response, Router } from 'express';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { strictRouter } from '../../http/strict-router';
-import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { alertsOf, handle, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { html, type SafeHtml } from '@domain-index/html/html';
 import { newFormToken } from '../key-reveal';
 import { cardTable, cell, DASHBOARD, notice, noticeOf, page } from '../layout';
@@ -32,7 +32,7 @@ function alertRow(alert: Alert): SafeHtml {
 /** The list of the account's alerts and the form that makes one (or why it cannot: the plan's limit). */
 async function listPage(deps: DashboardDeps, req: Request, res: Response, form: { values: AlertFormValues; error?: FormError | undefined; status: number }): Promise<void> {
   const me = signedIn(res)!;
-  const [alerts, plan] = await Promise.all([deps.alerts.on(databaseOf(res, deps)).list({ accountId: me.id }), accountAlertPlan(databaseOf(res, deps), me.planId)]);
+  const [alerts, plan] = await Promise.all([alertsOf(res, deps).list({ accountId: me.id }), accountAlertPlan(databaseOf(res, deps), me.planId)]);
   const off = alerts.filter((alert) => alert.webhook_state === 'disabled');
   const full = alerts.length >= plan.alertsLimit;
   const general = form.error !== undefined && form.error.field === undefined ? form.error.message : undefined;
@@ -94,7 +94,7 @@ export function alertsListPage(deps: DashboardDeps): Router {
       try {
         const body = newAlertOf(values);
         const plan = await accountAlertPlan(databaseOf(res, deps), me.planId);
-        const { revealId, result } = await oncePerForm(deps, res, token, 'alert_created', (keep) => deps.alerts.on(databaseOf(res, deps)).create(accountActor(req, res), plan, body, keep));
+        const { revealId, result } = await oncePerForm(deps, res, token, 'alert_created', (keep) => alertsOf(res, deps).create(accountActor(req, res), plan, body, keep));
         if (result !== undefined && result.secret === null) res.redirect(303, `${DASHBOARD}/alerts/${result.alert.id}?notice=created`);
         else if (revealId !== undefined) res.redirect(303, revealPath(revealId));
         else throw new Error('a created alert has no page to show it');

@@ -1,7 +1,7 @@
 import type { Response, Router } from 'express';
 import type { AlertWithSecret, SecretKeeper } from '@domain-index/alerts/alert-actions';
 import { strictRouter } from '../../http/strict-router';
-import { handle, sessionToken, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { alertsOf, handle, sessionToken, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { html } from '@domain-index/html/html';
 import { FormAlreadyPosted, notShownReason, revealOfForm, storeReveal, takeReveal, type AlertRevealKind } from '../key-reveal';
 import { DASHBOARD, page } from '../layout';
@@ -69,7 +69,7 @@ export function secretRevealPage(deps: DashboardDeps): Router {
     handle(async (req, res) => {
       const me = signedIn(res)!;
       const reveal = await takeReveal(databaseOf(res, deps), { id: req.params.reveal ?? '', accountId: me.id, sessionToken: sessionToken(res)!, at: deps.clock.now(), kinds: ALERT_REVEALS });
-      const alert = reveal === undefined ? undefined : await deps.alerts.on(databaseOf(res, deps)).find({ accountId: me.id }, reveal.keyId);
+      const alert = reveal === undefined ? undefined : await alertsOf(res, deps).find({ accountId: me.id }, reveal.keyId);
       if (reveal === undefined || alert === undefined) {
         sendNotFound(res);
         return;

@@ -2,7 +2,7 @@ import { updateWatchlistSchema, type Watchlist } from '@domain-index/contract';
 import type { Request, Response, Router } from 'express';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { strictRouter } from '../../http/strict-router';
-import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { handle, signedIn, watchlistsOf, type DashboardDeps } from '../dashboard-deps';
 import { html } from '@domain-index/html/html';
 import { newFormToken } from '../key-reveal';
 import { cardTable, count, DASHBOARD, notice, noticeOf, page, utc } from '../layout';
@@ -44,7 +44,7 @@ interface PageOptions {
 /** The signed-in account's watchlist of the path, or undefined after the 404 page (another account's is as absent as a made-up id). */
 async function ownWatchlist(deps: DashboardDeps, req: Request, res: Response): Promise<Watchlist | undefined> {
   try {
-    return await deps.watchlists.on(databaseOf(res, deps)).get({ accountId: signedIn(res)!.id }, req.params.id ?? '');
+    return await watchlistsOf(res, deps).get({ accountId: signedIn(res)!.id }, req.params.id ?? '');
   } catch (error) {
     if (error instanceof ApiError && error.code === 'watchlist_not_found') {
       sendNotFound(res);
@@ -72,7 +72,7 @@ export async function sendWatchlistPage(deps: DashboardDeps, req: Request, res: 
   const after = typeof afterParam === 'string' ? afterParam : undefined;
   let names;
   try {
-    names = await deps.watchlists.on(databaseOf(res, deps)).domains({ accountId: me.id }, watchlist.id, { after, limit: PAGE_SIZE });
+    names = await watchlistsOf(res, deps).domains({ accountId: me.id }, watchlist.id, { after, limit: PAGE_SIZE });
   } catch (error) {
     // a made-up or damaged page link is as absent as a made-up watchlist
     if (!(error instanceof ApiError && error.code === 'invalid_parameter')) throw error;
@@ -168,7 +168,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
     if (read.names.length === 0) return sendWatchlistPage(deps, req, res, { status: 400, refusal: 'Paste at least one name to add.', domains });
     try {
       const plan = await accountWatchPlan(databaseOf(res, deps), signedIn(res)!.planId);
-      const added = await deps.watchlists.on(databaseOf(res, deps)).addDomains(accountActor(req, res), plan, watchlist.id, read.names);
+      const added = await watchlistsOf(res, deps).addDomains(accountActor(req, res), plan, watchlist.id, read.names);
       await sendWatchlistPage(deps, req, res, { outcome: { added: added.added, alreadyWatched: added.already_watched, refused: added.refused, lines: read.lines } });
     } catch (error) {
       const refused = refusalOf(error);
@@ -204,7 +204,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
     onOwn(async (watchlist, req, res) => {
       if (postedFormToken(req, res, BACK) === undefined) return;
       try {
-        await deps.watchlists.on(databaseOf(res, deps)).removeDomain(accountActor(req, res), watchlist.id, field(req, 'domain'));
+        await watchlistsOf(res, deps).removeDomain(accountActor(req, res), watchlist.id, field(req, 'domain'));
       } catch (error) {
         const refused = refusalOf(error);
         return sendWatchlistPage(deps, req, res, { status: refused.status, refusal: refused.message });
@@ -220,7 +220,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
       const name = field(req, 'name');
       const body = updateWatchlistSchema.safeParse({ name });
       if (!body.success) return sendWatchlistPage(deps, req, res, { status: 400, refusal: `Name ${body.error.issues[0]?.message ?? 'is not valid'}.`, rename: name });
-      await deps.watchlists.on(databaseOf(res, deps)).rename(accountActor(req, res), watchlist.id, body.data.name);
+      await watchlistsOf(res, deps).rename(accountActor(req, res), watchlist.id, body.data.name);
       res.redirect(303, `${listPath(watchlist.id)}?notice=renamed`);
     }),
   );
@@ -251,7 +251,7 @@ export function watchlistPage(deps: DashboardDeps): Router {
     onOwn(async (watchlist, req, res) => {
       if (postedFormToken(req, res, BACK) === undefined) return;
       try {
-        await deps.watchlists.on(databaseOf(res, deps)).delete(accountActor(req, res), watchlist.id);
+        await watchlistsOf(res, deps).delete(accountActor(req, res), watchlist.id);
       } catch (error) {
         const refused = refusalOf(error);
         return sendWatchlistPage(deps, req, res, { status: refused.status, refusal: refused.message });

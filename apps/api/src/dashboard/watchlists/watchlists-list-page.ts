@@ -4,7 +4,7 @@ import type { Request, Response, Router } from 'express';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import { countWatchedNames } from '@domain-index/names/watchlist-store';
 import { strictRouter } from '../../http/strict-router';
-import { handle, signedIn, type DashboardDeps } from '../dashboard-deps';
+import { watchlistsOf, handle, signedIn, type DashboardDeps } from '../dashboard-deps';
 import { html, type SafeHtml } from '@domain-index/html/html';
 import { newFormToken } from '../key-reveal';
 import { cardTable, cell, count, DASHBOARD, notice, noticeOf, page, utc } from '../layout';
@@ -37,7 +37,7 @@ function watchlistRow(watchlist: Watchlist): SafeHtml {
 async function listPage(deps: DashboardDeps, req: Request, res: Response, form: CreateForm & { status: number }): Promise<void> {
   const me = signedIn(res)!;
   const [lists, plan, watched] = await Promise.all([
-    deps.watchlists.on(databaseOf(res, deps)).list({ accountId: me.id }),
+    watchlistsOf(res, deps).list({ accountId: me.id }),
     accountWatchPlan(databaseOf(res, deps), me.planId),
     countWatchedNames(databaseOf(res, deps).db, { accountId: me.id }),
   ]);
@@ -93,7 +93,7 @@ export function watchlistsListPage(deps: DashboardDeps): Router {
       if (!body.success) return listPage(deps, req, res, { ...form, error: `Name ${body.error.issues[0]?.message ?? 'is not valid'}.`, status: 400 });
       try {
         const plan = await accountWatchPlan(databaseOf(res, deps), me.planId);
-        const created = await deps.watchlists.on(databaseOf(res, deps)).create(accountActor(req, res), plan, body.data);
+        const created = await watchlistsOf(res, deps).create(accountActor(req, res), plan, body.data);
         if (created.refused.length === 0) {
           res.redirect(303, `${DASHBOARD}/watchlists/${created.id}?notice=created`);
           return;
