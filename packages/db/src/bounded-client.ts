@@ -48,40 +48,80 @@ export function boundByDeadline<T extends postgres.Sql | postgres.TransactionSql
   });
 }
 
+/** How often the in-flight statements are checked against their deadlines. */
+const SWEEP_MS = 10;
+
+/**
+ * Every in-flight statement that has a deadline, checked by one timer. A timer per statement
+ * (setTimeout when sent, clearTimeout when answered) was a few microseconds of every lookup's
+ * CPU (bench/notes/80); a statement now costs a Map entry, and a deadline is acted on within
+ * SWEEP_MS of passing. The timer runs only while some statement is in flight.
+ */
+class DeadlineWatch {
+  private readonly inFlight = new Map<DriverQuery, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  add(query: DriverQuery, deadline: number): void {
+    this.inFlight.set(query, deadline);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.sweep(), SWEEP_MS);
+      // a statement in flight keeps its socket, and so the process, alive already
+      this.timer.unref();
+    }
+  }
+
+  delete(query: DriverQuery): void {
+    this.inFlight.delete(query);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [query, deadline] of this.inFlight) {
+      if (deadline > now) continue;
+      this.inFlight.delete(query);
+      expire(query);
+    }
+    if (this.inFlight.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+}
+
+const watch = new DeadlineWatch();
+
+/** Rejects a query whose deadline passed, and takes it off the queue or cancels it on the server. */
+function expire(query: DriverQuery): void {
+  const { canceller, active } = query;
+  query.canceller = null;
+  query.reject(new DeadlineExceededError());
+  // postgres.js marks a rejected query inactive, and would then only note a cancel for later
+  // instead of sending it: the canceller must see it as it was, running on its backend
+  query.active = active;
+  canceller?.(query).catch(() => undefined);
+}
+
 /**
  * A query that settles by its deadline: when the deadline passes first, the caller's promise is
- * rejected at once, and the query is taken off the pool's queue (never sent) or cancelled on the
- * server (sent). A query made after its deadline is refused before anything is sent.
+ * rejected, and the query is taken off the pool's queue (never sent) or cancelled on the server
+ * (sent). A query made after its deadline is refused before anything is sent.
  */
-function bound<Q>(made: Q, deadline: number): Q {
+export function bound<Q>(made: Q, deadline: number): Q {
   if (!isDriverQuery(made)) return made;
-  const remaining = deadline - Date.now();
-  if (remaining <= 0) throw new DeadlineExceededError();
+  if (deadline <= Date.now()) throw new DeadlineExceededError();
   const query = made;
-  let settled = false;
-  // Every way postgres.js settles a query goes through these two: the timer must never fire
-  // for a finished query, whose backend may be running someone else's statement by then.
+  // Every way postgres.js settles a query goes through these two: once it has, the watch must
+  // forget it, since its backend may be running someone else's statement by then.
   const { resolve, reject } = query;
-  const timer = setTimeout(() => {
-    if (settled) return;
-    const { canceller, active } = query;
-    query.canceller = null;
-    query.reject(new DeadlineExceededError());
-    // postgres.js marks a rejected query inactive, and would then only note a cancel for later
-    // instead of sending it: the canceller must see it as it was, running on its backend
-    query.active = active;
-    canceller?.(query).catch(() => undefined);
-  }, remaining);
   query.resolve = (value) => {
-    settled = true;
-    clearTimeout(timer);
+    watch.delete(query);
     resolve(value);
   };
   query.reject = (error) => {
-    settled = true;
-    clearTimeout(timer);
+    watch.delete(query);
     reject(error);
   };
+  watch.add(query, deadline);
   return made;
 }
 

@@ -6,7 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { boundByDeadline } from './bounded-client';
+import { bound, boundByDeadline } from './bounded-client';
 import { parseDatabaseUrl } from './database-url';
 import * as schema from './schema';
 
@@ -171,7 +171,7 @@ function openPostgres(rawUrl: string, options: DatabaseOptions): Database {
     const pool = (driverClient as unknown as { stats: () => DriverPoolStats }).stats();
     return { max: pool.max, inUse: pool.busy + pool.full + pool.reserved, idle: pool.open, connecting: pool.connecting, waiting: pool.waiting };
   };
-  return new PostgresDatabase(driverClient, { client: driverClient, url, pooled, stats, close: () => driverClient.end({ timeout: 5 }) }, drizzlePostgres(driverClient, { schema }), undefined);
+  return new PostgresDatabase({ client: driverClient, url, pooled, stats, close: () => driverClient.end({ timeout: 5 }) }, undefined, drizzlePostgres(driverClient, { schema }), undefined);
 }
 
 /** What a PostgreSQL database and its deadline views share. */
@@ -188,26 +188,37 @@ interface PostgresPool {
 const dialect = new PgDialect();
 
 /**
- * A Database over `client`: the driver's own client for the database itself, a client bound by
- * a deadline for a view. A view is made per request, so it is cheap: a class (no closures made
- * per instance), and its Drizzle instance is made only if a handler asks for `db`; the hot paths
- * (`values`, `rows`) never do.
+ * A Database over the pool's client: the database itself (no deadline), or a view whose
+ * statements must finish by `deadline`. A view is made per request, so it is cheap: a class (no
+ * closures made per instance); its hot paths (`values`, `rows`) bind each statement to the
+ * deadline directly, and the bound client (a Proxy, for transactions and Drizzle) and its
+ * Drizzle instance are made only if a handler asks for `driver` or `db`.
  */
 class PostgresDatabase implements Database {
   readonly kind = 'postgres';
-  readonly driver: Extract<Database['driver'], { kind: 'postgres' }>;
   readonly root: Database;
   private drizzle: Drizzle | undefined;
+  private boundClient: postgres.Sql | undefined;
 
   constructor(
-    private readonly client: postgres.Sql,
     private readonly pool: PostgresPool,
+    private readonly deadline: number | undefined,
     drizzle: Drizzle | undefined,
     root: Database | undefined,
   ) {
-    this.driver = { kind: 'postgres', client, url: pool.url, pooled: pool.pooled };
     this.drizzle = drizzle;
     this.root = root ?? this;
+  }
+
+  /** The client this database's statements go through: the pool's, bound by the view's deadline. */
+  private get client(): postgres.Sql {
+    if (this.deadline === undefined) return this.pool.client;
+    this.boundClient ??= boundByDeadline(this.pool.client, this.deadline);
+    return this.boundClient;
+  }
+
+  get driver(): Extract<Database['driver'], { kind: 'postgres' }> {
+    return { kind: 'postgres', client: this.client, url: this.pool.url, pooled: this.pool.pooled };
   }
 
   get db(): Drizzle {
@@ -218,16 +229,23 @@ class PostgresDatabase implements Database {
 
   async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
     const rendered = dialect.sqlToQuery(query);
-    return [...(await this.client.unsafe(rendered.sql, rendered.params as postgres.ParameterOrJSON<never>[]))] as unknown as T[];
+    const made = this.pool.client.unsafe(rendered.sql, rendered.params as postgres.ParameterOrJSON<never>[]);
+    return [...(await this.bounded(made))] as unknown as T[];
   }
 
   async values(statement: RenderedStatement): Promise<unknown[][]> {
     const prepare = !this.pool.pooled && statement.prepare === true;
-    return [...(await this.client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare }).values())];
+    const made = this.pool.client.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[], { prepare }).values();
+    return [...(await this.bounded(made))];
+  }
+
+  /** A statement of this database, bound by its deadline when it is a view. */
+  private bounded<Q>(made: Q): Q {
+    return this.deadline === undefined ? made : bound(made, this.deadline);
   }
 
   until(deadline: number): Database {
-    return new PostgresDatabase(boundByDeadline(this.pool.client, deadline), this.pool, undefined, this.root);
+    return new PostgresDatabase(this.pool, deadline, undefined, this.root);
   }
 
   poolStats(): PoolStats {
