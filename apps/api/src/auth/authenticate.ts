@@ -16,6 +16,7 @@ import { findKey, keyAccount, revokeKey, touchKey, type StoredKey } from '@domai
 import { recordAudit } from '@domain-index/audit/audit';
 import type { PlanCache, Plan } from './plan-cache';
 import { databaseOf, readsOf } from '../http/request-deadline';
+import { requestNow } from '../http/request-now';
 
 /** What authentication established about a request, for the steps after it. */
 export interface Caller {
@@ -63,17 +64,17 @@ export function authenticate(deps: {
       let stored;
       try {
         const combined = deps.keyCheck?.(req, res, key);
-        stored = await checkKey(readsOf(res, deps), key, deps.clock.now(), combined === undefined ? undefined : () => combined);
+        stored = await checkKey(readsOf(res, deps), key, requestNow(res, deps.clock), combined === undefined ? undefined : () => combined);
       } catch (cause) {
         throw databaseFault(cause, keyLookupUnavailable);
       }
       if (stored === undefined || !stored.active) throw invalidKey();
-      const plan = await deps.plans.resolve(stored.planId, readsOf(res, deps));
+      const plan = await deps.plans.resolve(stored.planId, readsOf(res, deps), requestNow(res, deps.clock).getTime());
       if (plan === undefined) {
         throw new ApiError('plan_lookup_unavailable', "the key's plan could not be resolved, so its limit is unknown; please retry");
       }
       res.locals.caller = { keyId: stored.id, plan } satisfies Caller;
-      const now = deps.clock.now();
+      const now = requestNow(res, deps.clock);
       if (now.getTime() - (touched.get(stored.id) ?? -Infinity) >= TOUCH_EVERY_MS) {
         touched.set(stored.id, now.getTime());
         deps.metrics.timeQuery('key_touch', 'primary', () => touchKey(databaseOf(res, deps), stored.id, now)).catch((error: unknown) => {

@@ -35,9 +35,8 @@ export class PlanCache {
     private readonly clock: Clock,
   ) {}
 
-  /** `reads`: the request's (bounded by its deadline), else the cache's own. */
-  async resolve(planId: string, reads: ReadNodes = this.reads): Promise<Plan | undefined> {
-    const now = this.clock.now().getTime();
+  /** `reads`: the request's (bounded by its deadline), else the cache's own; `now`: the request's time (epoch ms). */
+  async resolve(planId: string, reads: ReadNodes = this.reads, now = this.clock.now().getTime()): Promise<Plan | undefined> {
     if (now - this.loadedAt >= REFRESH_MS || !this.plans.has(planId)) {
       try {
         await this.refresh(now, reads);

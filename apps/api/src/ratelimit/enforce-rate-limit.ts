@@ -4,6 +4,7 @@ import type { Clock } from '@domain-index/runtime/clock';
 import { ApiError } from '@domain-index/api-errors/api-error';
 import type { ApiMetrics } from '../ops/api-metrics';
 import { RateLimiterUnavailableError, type RateLimiter } from './rate-limiter';
+import { requestNow } from '../http/request-now';
 
 /** Seconds to wait when the rate-limit store is down. */
 const UNAVAILABLE_RETRY_AFTER = 5;
@@ -19,7 +20,7 @@ export function enforceRateLimit(deps: { rateLimiter: RateLimiter; clock: Clock;
     res.setHeader('X-RateLimit-Limit', String(plan.limit));
     res.setHeader('X-RateLimit-Window', String(plan.windowSeconds));
     res.setHeader('RateLimit-Policy', `"hourly";q=${plan.limit};w=${plan.windowSeconds}`);
-    const now = deps.clock.now();
+    const now = requestNow(res, deps.clock);
     deps.rateLimiter.consume(keyId, { limit: plan.limit, windowSeconds: plan.windowSeconds }, now).then(
       (decision) => {
         const secondsToReset = Math.max(0, Math.ceil(decision.resetAt - now.getTime() / 1000));

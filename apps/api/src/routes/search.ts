@@ -15,6 +15,7 @@ import { resolveOrdering } from '../search/ordering';
 import { setRowsReturned } from '../usage/count-usage';
 import { readsOf } from '../http/request-deadline';
 import type { ReadNodes } from '../replicas/read-nodes';
+import { requestNow } from '../http/request-now';
 
 /**
  * GET /api/v1/domains: filters, a total and stable order, keyset paging with signed cursors,
@@ -31,7 +32,7 @@ export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImpl
     return total;
   };
   return async ({ query, res }) => {
-    const now = deps.clock.now();
+    const now = requestNow(res, deps.clock);
     const reads = readsOf(res, deps);
     const ordering = resolveOrdering(query);
     const print = fingerprint(query, ordering);
