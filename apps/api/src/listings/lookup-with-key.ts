@@ -1,6 +1,5 @@
 import { contract, type Domain } from '@domain-index/contract';
 import { fillPlaceholders, perDatabase, renderQuery, sql } from '@domain-index/db';
-import { parseLookupDomain } from '@domain-index/indexer';
 import type { Request, Response } from 'express';
 import type { Clock } from '@domain-index/runtime/clock';
 import type { ReadNodes } from '../replicas/read-nodes';
@@ -8,7 +7,9 @@ import { findKey, keyByHashQuery, storedKeyFromValues, type StoredKey } from '@d
 import { hashApiKey } from '@domain-index/accounts/api-key';
 import { DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
 import { lookupQuery } from './lookup-query';
+import { lookupNameOf } from './lookup-name';
 import { readsOf } from '../http/request-deadline';
+import { requestNow } from '../http/request-now';
 
 /** What the combined statement found for a lookup, kept for the route handler. */
 interface PrefetchedListing {
@@ -43,7 +44,7 @@ const renderedKeyWithListing = perDatabase((database) =>
  */
 export function keyCheckWithLookup(deps: { reads: ReadNodes; clock: Clock }) {
   const withListing = async (res: ResponseLocals, key: string, domainName: string): Promise<StoredKey | undefined> => {
-    const params = { hash: hashApiKey(key), name: domainName, now: deps.clock.now().toISOString() };
+    const params = { hash: hashApiKey(key), name: domainName, now: requestNow(res, deps.clock).toISOString() };
     let row: unknown[] | undefined;
     const reads = readsOf(res, deps);
     try {
@@ -53,7 +54,7 @@ export function keyCheckWithLookup(deps: { reads: ReadNodes; clock: Clock }) {
       });
     } catch {
       // the plain key lookup; authenticate's checkKey asks the primary about a key not found
-      return reads.read('key_lookup', (database) => findKey(database, key, deps.clock.now()));
+      return reads.read('key_lookup', (database) => findKey(database, key, requestNow(res, deps.clock)));
     }
     if (row === undefined) return undefined;
     const listing = row.slice(KEY_WIDTH, KEY_WIDTH + DOMAIN_WIDTH);
@@ -62,7 +63,7 @@ export function keyCheckWithLookup(deps: { reads: ReadNodes; clock: Clock }) {
   };
   return (req: KeyCheckRequest, res: ResponseLocals, key: string): Promise<StoredKey | undefined> | undefined => {
     if (req.tsRestRoute !== contract.getDomain) return undefined;
-    const name = parseLookupDomain(req.params.domain ?? '');
+    const name = lookupNameOf(res, req.params.domain ?? '');
     return name === null ? undefined : withListing(res, key, name.domainName);
   };
 }
