@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import type { Clock } from '@domain-index/runtime/clock';
 import type { TrustProxy } from '@domain-index/config/config';
 import { apiDocsRouter } from './api-docs/api-docs-router';
-import { probesRouter } from './ops/probes-router';
+import { probes } from './ops/probes-router';
 import { Readiness } from '@domain-index/runtime/readiness';
 import { errorHandler } from './http/error-handler';
 import { notFoundOrMethodNotAllowed, pathPattern } from './http/fallback';
@@ -56,6 +56,7 @@ import { recordRequests } from './request-log/record-requests';
 import type { RequestLogRecorder } from './request-log/request-log-recorder';
 import { sendJson } from './wire/send-json';
 import { sequence } from './http/sequence';
+import { afterResponse } from './http/after-response';
 import { rootRouter, ROOT_ENDPOINT } from './http/root';
 import { MCP_PATH, mcpRouter } from './mcp/mcp-router';
 
@@ -118,20 +119,24 @@ export function createApp(appDeps: AppDeps): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
 
-  app.use(securityHeaders({ https: deps.dashboard?.publicUrl.startsWith('https://') === true }));
-  // Probes next: before the access log, the request id and everything else.
-  app.use(probesRouter(deps.readiness ?? new Readiness(deps.database, { phase: 'ready' })));
-  // What every request passes before its route, in this order, as one layer (http/sequence.ts).
+  // What every request passes before its route, in this order, as one layer (http/sequence.ts):
+  // the security headers first, on every response; then the probes, before the access log, the
+  // request id and everything else.
   app.use(
     sequence([
-      measureRequests(deps.metrics),
+      securityHeaders({ https: deps.dashboard?.publicUrl.startsWith('https://') === true }),
+      probes(deps.readiness ?? new Readiness(deps.database, { phase: 'ready' })),
+      // the metrics, the usage counts and the request log, from one listener per request
+      afterResponse([
+        measureRequests(deps.metrics),
+        ...(deps.usage === undefined ? [] : [countUsage(deps.usage, deps.clock)]),
+        ...(deps.requestLog === undefined ? [] : [recordRequests(deps.requestLog, deps.clock)]),
+      ]),
       requestDeadline(deps.queryTimeoutMs),
       requestId(),
       requestLog(deps.logger),
       revokeKeysInUrl(revokeLeakedKey(deps)),
       sendJson(),
-      ...(deps.usage === undefined ? [] : [countUsage(deps.usage, deps.clock)]),
-      ...(deps.requestLog === undefined ? [] : [recordRequests(deps.requestLog, deps.clock)]),
     ]),
   );
   // One service for alerts behind the API and the dashboard alike.

@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { strictRouter } from '../http/strict-router';
 import type { Readiness } from '@domain-index/runtime/readiness';
 
@@ -23,4 +23,20 @@ export function probesRouter(readiness: Readiness): Router {
     }, next);
   });
   return router;
+}
+
+/** The paths probesRouter answers. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/livez', '/readyz']);
+
+/**
+ * The probes as a step every request passes: a request for a probe goes to probesRouter, any
+ * other goes on at once, without walking the router (Express makes a router's walk state per
+ * request that enters it, and nearly every request is not a probe).
+ */
+export function probes(readiness: Readiness): RequestHandler {
+  const router = probesRouter(readiness);
+  return (req, res, next) => {
+    if (PROBE_PATHS.has(req.path)) router(req, res, next);
+    else next();
+  };
 }
