@@ -1,6 +1,7 @@
 import { ERROR_STATUS, type ErrorCode } from '@domain-index/contract';
 import { classifyDatabaseFailure } from '@domain-index/db';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { SeriesHistogram } from './series-histogram';
 
 /**
  * What a timed database call does, as the `kind` label of the query metrics: a fixed list, so
@@ -46,13 +47,13 @@ const QUERY_BUCKETS = [
  */
 export class ApiMetrics {
   /** http_request_duration_seconds{method, route, status}: route is the contract's path pattern. */
-  readonly requestDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly requestDuration: SeriesHistogram<'method' | 'route' | 'status'>;
   /** Error responses by the error envelope's code. */
   readonly errorResponses: Counter<'code'>;
   /** Each rate-limit decision: allowed, limited (429) or unavailable (the store down, 503). */
   readonly rateLimitDecisions: Counter<'decision'>;
   /** Database statements by kind and node (the primary, or a replica). */
-  readonly queryDuration: Histogram<'kind' | 'node'>;
+  readonly queryDuration: SeriesHistogram<'kind' | 'node'>;
   /** Failed database statements by kind, node and failure (`unavailable` or `defect`, db/failures.ts). */
   readonly queryErrors: Counter<'kind' | 'node' | 'failure'>;
   /** Search responses by the accuracy of their `total`. */
@@ -70,13 +71,14 @@ export class ApiMetrics {
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
-    this.requestDuration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from a request arriving to its response finishing, by method, route (the path pattern) and status.',
-      labelNames: ['method', 'route', 'status'],
-      buckets: REQUEST_BUCKETS,
-      registers,
-    });
+    // observed on every request and statement: a histogram made for that (series-histogram.ts)
+    this.requestDuration = new SeriesHistogram(
+      'http_request_duration_seconds',
+      'Time from a request arriving to its response finishing, by method, route (the path pattern) and status.',
+      ['method', 'route', 'status'],
+      REQUEST_BUCKETS,
+      registry,
+    );
     this.errorResponses = new Counter({
       name: 'domain_index_error_responses_total',
       help: 'Error responses, by the code of the error envelope.',
@@ -89,13 +91,13 @@ export class ApiMetrics {
       labelNames: ['decision'],
       registers,
     });
-    this.queryDuration = new Histogram({
-      name: 'domain_index_db_query_duration_seconds',
-      help: 'Database calls of the API, by statement kind and node; failed calls included.',
-      labelNames: ['kind', 'node'],
-      buckets: QUERY_BUCKETS,
-      registers,
-    });
+    this.queryDuration = new SeriesHistogram(
+      'domain_index_db_query_duration_seconds',
+      'Database calls of the API, by statement kind and node; failed calls included.',
+      ['kind', 'node'],
+      QUERY_BUCKETS,
+      registry,
+    );
     this.queryErrors = new Counter({
       name: 'domain_index_db_query_errors_total',
       help: 'Failed database calls, by statement kind, node and failure: unavailable (retry may help) or defect (the statement was refused).',
