@@ -131,7 +131,7 @@ export function createApp(appDeps: AppDeps): Express {
         measureRequests(deps.metrics),
         ...(deps.usage === undefined ? [] : [countUsage(deps.usage, deps.clock)]),
         ...(deps.requestLog === undefined ? [] : [recordRequests(deps.requestLog, deps.clock)]),
-      ]),
+      ], deps.logger),
       requestDeadline(deps.queryTimeoutMs),
       requestId(),
       requestLog(deps.logger),

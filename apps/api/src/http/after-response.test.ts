@@ -1,6 +1,8 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '@domain-index/runtime/logger';
 import { afterResponse, type Finisher } from './after-response';
 
 /** Serves one app on loopback for the body of a test, and returns what the body returns. */
@@ -29,7 +31,7 @@ describe('afterResponse', () => {
       },
     ];
     const app = express();
-    app.use(afterResponse(finishers));
+    app.use(afterResponse(finishers, createLogger('silent')));
     app.get('/slow', (_req, res) => {
       res.locals.rows = 3;
       setTimeout(() => res.status(201).end('ok'), 25);
@@ -41,34 +43,53 @@ describe('afterResponse', () => {
     expect(seen).toEqual(['metrics GET 201 slow', 'usage 3']);
   });
 
-  it('runs the finishers after one that throws, and the server goes on answering', async () => {
-    const warning = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  it('runs the finishers after one that throws, logs its failure as one JSON line, and the server goes on answering', async () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write: (chunk: Buffer, _encoding, done) => {
+          lines.push(
+            ...chunk
+              .toString()
+              .split('\n')
+              .filter((line) => line !== ''),
+          );
+          done();
+        },
+      }),
+    );
     const ran: number[] = [];
     let finished!: () => void;
     const allRan = new Promise<void>((resolve) => (finished = resolve));
     const app = express();
     app.use(
-      afterResponse([
-        () => {
-          throw new Error('a defect in a finisher');
-        },
-        () => {
-          ran.push(1);
-          if (ran.length === 2) finished();
-        },
-      ]),
+      afterResponse(
+        [
+          () => {
+            throw new Error('a defect in a finisher');
+          },
+          () => {
+            ran.push(1);
+            if (ran.length === 2) finished();
+          },
+        ],
+        logger,
+      ),
     );
     app.get('/', (_req, res) => res.end('ok'));
-    try {
-      await serving(app, async (url) => {
-        expect((await fetch(url)).status).toBe(200);
-        expect((await fetch(url)).status).toBe(200);
-        await allRan;
-      });
-      expect(ran).toEqual([1, 1]);
-      expect(warning).toHaveBeenCalledTimes(2);
-    } finally {
-      warning.mockRestore();
-    }
+    await serving(app, async (url) => {
+      expect((await fetch(url)).status).toBe(200);
+      expect((await fetch(url)).status).toBe(200);
+      await allRan;
+    });
+    expect(ran).toEqual([1, 1]);
+    // one JSON error line naming what failed; the logger counts the identical second one as a repeat
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 50,
+      msg: 'work after a response failed',
+      err: { message: 'a defect in a finisher' },
+    });
   });
 });

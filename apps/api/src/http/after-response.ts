@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from '@domain-index/runtime/logger';
 
 /**
  * Work done once a response is finished (its last byte handed to the socket), with how long the
@@ -10,9 +11,9 @@ export type Finisher = (req: Request, res: Response, durationMs: number) => void
 /**
  * Runs every finisher when the response finishes, from one 'finish' listener: each of them
  * listening for itself made a closure and a listener per request each (bench/notes/80). One
- * finisher that throws does not keep the others from running.
+ * finisher that throws does not keep the others from running: its failure is one error line.
  */
-export function afterResponse(finishers: readonly Finisher[]): RequestHandler {
+export function afterResponse(finishers: readonly Finisher[], logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     // a response finishes once: `on` spares the wrapper `once` allocates per request
@@ -23,7 +24,7 @@ export function afterResponse(finishers: readonly Finisher[]): RequestHandler {
           finish(req, res, durationMs);
         } catch (error) {
           // a defect of ours; thrown from an event listener it would take the process down
-          process.emitWarning(error instanceof Error ? error : String(error));
+          logger.error({ err: error }, 'work after a response failed');
         }
       }
     });
