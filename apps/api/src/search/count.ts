@@ -53,7 +53,7 @@ export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: numbe
 }
 
 /** The planner's row estimate for the filters, from EXPLAIN without running the query. */
-async function plannedCount(database: Database, where: SQL): Promise<number> {
+export async function plannedCount(database: Database, where: SQL): Promise<number> {
   const rows = await database.rows<{ 'QUERY PLAN': unknown }>(
     sql`explain (format json) select 1 from ${listings} where ${where}`,
   );

@@ -1,0 +1,87 @@
+// How far the planned totals are from the true counts: for every search shape, the planner's
+// estimate (what a search answers as `total.accuracy: planned` when the exact count misses its
+// budget) against count(*), after each of several fresh ANALYZEs, since every ANALYZE draws a
+// new sample and the estimates move with it.
+//   BENCH_DATABASE_URL=... PLANNED_ROUNDS=5 pnpm --filter @domain-index/bench planned-accuracy
+// Writes bench/results/planned-accuracy-<millions>m.json (PLANNED_RESULTS_FILE to override).
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { searchQuerySchema } from '@domain-index/contract';
+import { openDatabase, sql } from '@domain-index/db';
+import { plannedCount } from '@domain-index/api/search/count';
+import { searchConditions } from '@domain-index/listings/filters';
+import { refreshStatistics } from '@domain-index/worker/indexing/refresh-statistics';
+import { BENCH } from './settings';
+import { SEARCH_SHAPES } from './shapes';
+
+const rounds = Number(process.env.PLANNED_ROUNDS ?? 5);
+const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
+const [{ n: listings } = { n: '0' }] = await database.rows<{ n: string }>(
+  sql`select count(*)::text as n from listings`,
+);
+const now = new Date();
+
+/** One shape's true count and its planned totals, one per ANALYZE. */
+interface ShapeAccuracy {
+  name: string;
+  trueCount: number;
+  planned: number[];
+  /** Signed errors of the planned totals against the true count, percent. */
+  errors: number[];
+}
+
+const shapes = SEARCH_SHAPES.filter((shape) => shape.kind === 'search');
+const results: ShapeAccuracy[] = [];
+for (const shape of shapes) {
+  const where = searchConditions(searchQuerySchema.parse(shape.query ?? {}), now);
+  const [row] = await database.rows<{ n: string }>(
+    sql`select count(*)::text as n from listings where ${where}`,
+  );
+  results.push({ name: shape.name, trueCount: Number(row?.n), planned: [], errors: [] });
+}
+const analyzeSeconds: number[] = [];
+for (let round = 0; round < rounds; round += 1) {
+  // The statistics the worker gives the planner after every batch, drawn afresh.
+  const started = performance.now();
+  await refreshStatistics(database);
+  analyzeSeconds.push((performance.now() - started) / 1000);
+  for (const [i, shape] of shapes.entries()) {
+    const planned = await plannedCount(
+      database,
+      searchConditions(searchQuerySchema.parse(shape.query ?? {}), now),
+    );
+    const result = results[i]!;
+    result.planned.push(planned);
+    result.errors.push(result.trueCount === 0 ? 0 : (planned / result.trueCount - 1) * 100);
+  }
+  process.stderr.write(
+    `round ${round + 1}/${rounds}: statistics refreshed in ${analyzeSeconds.at(-1)!.toFixed(1)} s\n`,
+  );
+}
+await database.close();
+
+const percent = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(0)}%`;
+const worst = (errors: number[]) => errors.reduce((a, b) => (Math.abs(b) > Math.abs(a) ? b : a), 0);
+console.log(
+  `${listings} listings, ${rounds} ANALYZEs (${analyzeSeconds.map((s) => s.toFixed(1)).join(', ')} s)\n`,
+);
+console.log('| shape | true count | planned, per ANALYZE | error range | worst |');
+console.log('|---|---|---|---|---|');
+for (const r of results) {
+  const range = `${percent(Math.min(...r.errors))} to ${percent(Math.max(...r.errors))}`;
+  console.log(
+    `| ${r.name} | ${r.trueCount} | ${r.planned.join(', ')} | ${range} | ${percent(worst(r.errors))} |`,
+  );
+}
+const file =
+  process.env.PLANNED_RESULTS_FILE ??
+  fileURLToPath(
+    new URL(
+      `../results/planned-accuracy-${Math.round(Number(listings) / 1_000_000)}m.json`,
+      import.meta.url,
+    ),
+  );
+writeFileSync(
+  file,
+  `${JSON.stringify({ listings: Number(listings), rounds, analyzeSeconds, measuredAt: now.toISOString(), shapes: results }, null, 2)}\n`,
+);
