@@ -5,10 +5,10 @@
 //   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench index-value
 // Writes bench/results/index-value-<millions>m.json (INDEX_VALUE_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { openDatabase, sql } from '@domain-index/db';
 import { lookupStatement } from '@domain-index/api/listings/lookup-query';
 import { pageStatement } from './page-statement';
+import { resultsFileFor } from './results-file';
 import { BENCH } from './settings';
 import { SEARCH_SHAPES } from './shapes';
 
@@ -183,14 +183,7 @@ for (const value of results) {
         : 'none of the benchmark statements';
   console.log(`| ${value.name} | ${value.mib} | ${serves} |`);
 }
-const file =
-  process.env.INDEX_VALUE_RESULTS_FILE ??
-  fileURLToPath(
-    new URL(
-      `../results/index-value-${Math.round(Number(listings) / 1_000_000)}m.json`,
-      import.meta.url,
-    ),
-  );
+const file = resultsFileFor('index-value', Number(listings), 'INDEX_VALUE_RESULTS_FILE');
 writeFileSync(
   file,
   `${JSON.stringify({ listings: Number(listings), heapMiB: Math.round(Number(heap?.bytes) / 2 ** 20), runs: RUNS, timeoutMs: TIMEOUT_MS, measuredAt: new Date().toISOString(), indexes: results }, null, 2)}\n`,

@@ -5,12 +5,12 @@
 //   BENCH_DATABASE_URL=... PLANNED_ROUNDS=5 pnpm --filter @domain-index/bench planned-accuracy
 // Writes bench/results/planned-accuracy-<millions>m.json (PLANNED_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { searchQuerySchema } from '@domain-index/contract';
 import { openDatabase, sql } from '@domain-index/db';
 import { plannedCount } from '@domain-index/api/search/count';
 import { searchConditions } from '@domain-index/listings/filters';
 import { refreshStatistics } from '@domain-index/worker/indexing/refresh-statistics';
+import { resultsFileFor } from './results-file';
 import { BENCH } from './settings';
 import { SEARCH_SHAPES } from './shapes';
 
@@ -73,14 +73,7 @@ for (const r of results) {
     `| ${r.name} | ${r.trueCount} | ${r.planned.join(', ')} | ${range} | ${percent(worst(r.errors))} |`,
   );
 }
-const file =
-  process.env.PLANNED_RESULTS_FILE ??
-  fileURLToPath(
-    new URL(
-      `../results/planned-accuracy-${Math.round(Number(listings) / 1_000_000)}m.json`,
-      import.meta.url,
-    ),
-  );
+const file = resultsFileFor('planned-accuracy', Number(listings), 'PLANNED_RESULTS_FILE');
 writeFileSync(
   file,
   `${JSON.stringify({ listings: Number(listings), rounds, analyzeSeconds, measuredAt: now.toISOString(), shapes: results }, null, 2)}\n`,
