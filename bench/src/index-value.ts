@@ -5,38 +5,25 @@
 //   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench index-value
 // Writes bench/results/index-value-<millions>m.json (INDEX_VALUE_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
-import { openDatabase, sql } from '@domain-index/db';
+import { sql } from '@domain-index/db';
 import { lookupStatement } from '@domain-index/api/listings/lookup-query';
-import { pageStatement } from './page-statement';
 import { resultsFileFor } from './results-file';
-import { BENCH } from './settings';
-import { SEARCH_SHAPES } from './shapes';
+import { openBenchPostgres, shapeStatements, type NamedStatement } from './statements';
 
 /** Runs of each statement; the figure is their median. */
 const RUNS = Number(process.env.INDEX_VALUE_RUNS ?? 3);
 /** A statement that takes longer than this without an index is reported as over it. */
 const TIMEOUT_MS = Number(process.env.INDEX_VALUE_TIMEOUT_MS ?? 20_000);
 
-const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
-if (database.driver.kind !== 'postgres') throw new Error('PostgreSQL only');
-const client = database.driver.client;
+const { database, client, listings } = await openBenchPostgres();
 /** The client, or a transaction of it: what a statement is run on. */
 type Runner = Pick<typeof client, 'unsafe'>;
-const [{ n: listings } = { n: '0' }] = await database.rows<{ n: string }>(
-  sql`select count(*)::text as n from listings`,
-);
 const [{ name: existingName } = { name: 'example.com' }] = await database.rows<{ name: string }>(
   sql`select domain_name as name from listings where auction_end_time is null limit 1`,
 );
 
-interface Statement {
-  name: string;
-  sql: string;
-  params: unknown[];
-}
-const statements: Statement[] = [];
-for (const shape of SEARCH_SHAPES)
-  statements.push({ name: shape.name, ...(await pageStatement(database, shape.query ?? {})) });
+type Statement = NamedStatement;
+const statements = await shapeStatements(database);
 statements.push({
   name: 'lookup existing',
   ...lookupStatement(database, existingName, new Date()),
@@ -183,8 +170,8 @@ for (const value of results) {
         : 'none of the benchmark statements';
   console.log(`| ${value.name} | ${value.mib} | ${serves} |`);
 }
-const file = resultsFileFor('index-value', Number(listings), 'INDEX_VALUE_RESULTS_FILE');
+const file = resultsFileFor('index-value', listings, 'INDEX_VALUE_RESULTS_FILE');
 writeFileSync(
   file,
-  `${JSON.stringify({ listings: Number(listings), heapMiB: Math.round(Number(heap?.bytes) / 2 ** 20), runs: RUNS, timeoutMs: TIMEOUT_MS, measuredAt: new Date().toISOString(), indexes: results }, null, 2)}\n`,
+  `${JSON.stringify({ listings: listings, heapMiB: Math.round(Number(heap?.bytes) / 2 ** 20), runs: RUNS, timeoutMs: TIMEOUT_MS, measuredAt: new Date().toISOString(), indexes: results }, null, 2)}\n`,
 );

@@ -5,9 +5,8 @@
 //   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench not-ended-forms [runs]
 import { openDatabase } from '@domain-index/db';
 import { lookupStatement } from '@domain-index/api/listings/lookup-query';
-import { pageStatement } from './page-statement';
 import { BENCH } from './settings';
-import { SEARCH_SHAPES } from './shapes';
+import { median, shapeStatements, type NamedStatement } from './statements';
 
 const RUNS = Number(process.argv[2] ?? 300);
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
@@ -26,18 +25,12 @@ function orForm(text: string): string {
   );
 }
 
-interface Statement {
-  name: string;
-  sql: string;
-  params: unknown[];
+interface Statement extends NamedStatement {
   prepare?: boolean;
 }
-const statements: Statement[] = [];
-for (const shape of SEARCH_SHAPES)
-  statements.push({ name: shape.name, ...(await pageStatement(database, shape.query ?? {})) });
+const statements: Statement[] = await shapeStatements(database);
 statements.push({ name: 'lookup', ...lookupStatement(database, 'example.com', new Date()) });
 
-const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 async function timed(text: string, statement: Statement): Promise<number> {
   const started = performance.now();
   await client.unsafe(text, statement.params as never[], { prepare: statement.prepare === true });

@@ -7,23 +7,17 @@
 //   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench sort-index-forms [runs]
 // Writes bench/results/sort-index-forms-<millions>m.json (SORT_INDEX_FORMS_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
-import { openDatabase, SORT_KEY_SQL, sql, type KeyedSortField } from '@domain-index/db';
+import { SORT_KEY_SQL, sql, type KeyedSortField } from '@domain-index/db';
 import { pageStatement } from './page-statement';
 import { resultsFileFor } from './results-file';
-import { BENCH } from './settings';
-import { SEARCH_SHAPES } from './shapes';
+import { median, openBenchPostgres, shapeStatements, timed } from './statements';
 
 const RUNS = Number(process.argv[2] ?? 100);
 /** Runs in a row with one form, before the other form's turn. */
 const BLOCK = 10;
 
-const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
-if (database.driver.kind !== 'postgres') throw new Error('PostgreSQL only');
-const client = database.driver.client;
+const { database, client, listings } = await openBenchPostgres();
 type Runner = Pick<typeof client, 'unsafe'>;
-const [{ n: listings } = { n: '0' }] = await database.rows<{ n: string }>(
-  sql`select count(*)::text as n from listings`,
-);
 
 type Form = 'with id' | 'without id';
 interface SortIndex {
@@ -67,14 +61,7 @@ const sizes = new Map(
 );
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
-interface Statement {
-  name: string;
-  sql: string;
-  params: unknown[];
-}
-const statements: Statement[] = [];
-for (const shape of SEARCH_SHAPES)
-  statements.push({ name: shape.name, ...(await pageStatement(database, shape.query ?? {})) });
+const statements = await shapeStatements(database);
 // pages deep in each keyed order: after a row of the middle of the table, and the last pages,
 // where the planner's estimate of "after the cursor" is smallest
 for (const sortIndex of sortIndexes) {
@@ -123,12 +110,6 @@ async function withOnly<T>(form: Form, work: (tx: Runner) => Promise<T>): Promis
   return result!;
 }
 
-async function timed(tx: Runner, statement: Statement): Promise<number> {
-  const started = performance.now();
-  await tx.unsafe(statement.sql, statement.params as never[]);
-  return performance.now() - started;
-}
-const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 
 interface Comparison {
   statement: string;
@@ -179,12 +160,12 @@ for (const sortIndex of sortIndexes)
     `| ${sortIndex.field} ${sortIndex.direction} | ${mib(sizes.get(sortIndex.names['with id'])!)} | ${mib(sizes.get(sortIndex.names['without id'])!)} |`,
   );
 console.log(`| all twelve | ${mib(total('with id'))} | ${mib(total('without id'))} |`);
-const file = resultsFileFor('sort-index-forms', Number(listings), 'SORT_INDEX_FORMS_RESULTS_FILE');
+const file = resultsFileFor('sort-index-forms', listings, 'SORT_INDEX_FORMS_RESULTS_FILE');
 writeFileSync(
   file,
   `${JSON.stringify(
     {
-      listings: Number(listings),
+      listings: listings,
       runs: RUNS,
       measuredAt: new Date().toISOString(),
       sizesMiB: Object.fromEntries(
