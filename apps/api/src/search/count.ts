@@ -34,7 +34,7 @@ export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: numbe
         .transaction(async (tx) => {
           // The budget, and no parallel workers: a count that fits a budget of this size is
           // over before workers pay for their start and their shared bitmap. At 30M listings a
-          // two-character term's count took 76 ms with them and 13 ms without; no benchmark
+          // two-character term's count took 93 ms with them and 11 ms without; no benchmark
           // shape counted faster with them, at 5M or 30M (bench/notes/99). One round trip for both.
           await tx.execute(
             sql`select set_config('statement_timeout', ${String(Math.round(budgetMs))}, true), set_config('max_parallel_workers_per_gather', '0', true)`,
