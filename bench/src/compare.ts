@@ -56,6 +56,8 @@ function shapesFor(existingName: string): CompareShape[] {
     { name: 'default list', path: '/api/v1/domains', status: 200 },
     { name: 'status=all sort=current_bid desc', path: '/api/v1/domains?status=all&sort=current_bid&order=desc', status: 200 },
     { name: 'common term (shop)', path: '/api/v1/domains?search=shop', status: 200 },
+    { name: '2-character term (qz)', path: '/api/v1/domains?search=qz', status: 200 },
+    { name: 'three terms (an re st)', path: '/api/v1/domains?search=an%20re%20st', status: 200 },
     { name: 'multi-label tld (co.uk)', path: '/api/v1/domains?tld=co.uk', status: 200 },
     { name: 'source + price range', path: '/api/v1/domains?source=namemarket&min_price=100&max_price=500', status: 200 },
   ];
