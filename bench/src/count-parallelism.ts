@@ -1,15 +1,20 @@
-// A search's exact count with and without PostgreSQL's parallel workers, side by side (issue 43:
-// the count runs before the page of every search with terms, inside a budget of 100 ms). For
-// each benchmark shape whose estimate the API would count (at most EXACT_COUNT_CEILING), the
-// count and then the page statement as the API sends them, alternating between the two
-// settings, the median client-side time of each.
+// A search's exact count and page with and without PostgreSQL's parallel workers, side by side
+// (issue 43: the count runs before the page of every search with terms, inside a budget of
+// 100 ms). For each benchmark shape whose estimate the API would count (at most
+// EXACT_COUNT_CEILING), the count and then the page statement the API sends (its strategy
+// picked as the API picks it), each once as the planner would plan it and once with
+// plan_without_workers() (packages/db/src/plan-without-workers.ts), alternating, the median
+// client-side time of each. The API sends counts without workers, and pages without workers
+// when the search has terms.
 //   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench count-parallelism [runs]
 // Writes bench/results/count-parallelism-<millions>m.json (COUNT_PARALLELISM_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
 import { searchQuerySchema } from '@domain-index/contract';
-import { listings, sql } from '@domain-index/db';
+import { listings, planWithoutWorkers, sql, type SQL } from '@domain-index/db';
 import { searchConditions } from '@domain-index/listings/filters';
 import { EXACT_COUNT_CEILING, plannedCount } from '@domain-index/api/search/count';
+import { resolveOrdering } from '@domain-index/api/search/ordering';
+import { pageQuery } from '@domain-index/api/search/page-query';
 import { pageStatement } from './page-statement';
 import { resultsFileFor } from './results-file';
 import { median, openBenchPostgres, timed } from './statements';
@@ -36,16 +41,16 @@ interface Row {
 }
 const rows: Row[] = [];
 
+type Statement = { sql: string; params: unknown[] };
 /** Median time of a statement with parallel workers and without, alternating; null when a run passed LIMIT_MS. */
-async function withEachSetting(statement: { sql: string; params: unknown[] }): Promise<Record<Setting, number | null>> {
+async function withEachSetting(statements: Record<Setting, Statement>): Promise<Record<Setting, number | null>> {
   const times: Record<Setting, (number | null)[]> = { parallel: [], serial: [] };
   for (let i = 0; i <= RUNS; i += 1)
     for (const setting of ['parallel', 'serial'] as const)
       await client
         .begin(async (tx) => {
           await tx.unsafe(`set local statement_timeout = ${LIMIT_MS}`);
-          if (setting === 'serial') await tx.unsafe('set local max_parallel_workers_per_gather = 0');
-          const ms = await timed(tx, statement).catch(() => null);
+          const ms = await timed(tx, statements[setting]).catch(() => null);
           // the first run of each warms the cache
           if (i > 0) times[setting].push(ms);
         })
@@ -54,6 +59,8 @@ async function withEachSetting(statement: { sql: string; params: unknown[] }): P
   return { parallel: summary(times.parallel), serial: summary(times.serial) };
 }
 const text = (ms: number | null) => (ms === null ? `over ${LIMIT_MS}` : ms.toFixed(1));
+/** The same filters as planned freely, and without workers. */
+const bothWays = (where: SQL): Record<Setting, SQL> => ({ parallel: where, serial: sql`${where} and ${planWithoutWorkers()}` });
 const counted = new Set<string>();
 // one instant for every shape, so that shapes with the same filters render the same count
 const now = new Date();
@@ -74,9 +81,14 @@ for (const { name, query } of QUERIES) {
     console.log(`| ${name} | ${planned} | not counted (over ${EXACT_COUNT_CEILING}) | | | |`);
     continue;
   }
-  row.ms = await withEachSetting(count);
-  // the page the API then sends, for the same filters (the page statements run as the planner chooses)
-  row.pageMs = await withEachSetting(await pageStatement(database, query));
+  const conditions = bothWays(where);
+  const countOf = (setting: Setting) => database.root.db.select({ n: sql<number>`count(*)::int` }).from(listings).where(conditions[setting]).toSQL();
+  row.ms = await withEachSetting({ parallel: countOf('parallel'), serial: countOf('serial') });
+  // the page the API then sends, for the same filters, by the strategy the API picks
+  const { strategy } = await pageStatement(database, query);
+  const parsed = searchQuerySchema.parse(query);
+  const pageOf = (setting: Setting) => pageQuery(database, conditions[setting], resolveOrdering(parsed), undefined, parsed.limit, now, strategy).toSQL();
+  row.pageMs = await withEachSetting({ parallel: pageOf('parallel'), serial: pageOf('serial') });
   console.log(
     `| ${name} | ${planned} | ${text(row.ms.parallel)} | ${text(row.ms.serial)} | ${text(row.pageMs.parallel)} | ${text(row.pageMs.serial)} |`,
   );

@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import type { CursorPosition } from '@domain-index/api/search/cursor';
 import { searchConditions } from '@domain-index/listings/filters';
 import { resolveOrdering } from '@domain-index/api/search/ordering';
-import { pageQuery } from '@domain-index/api/search/page-query';
+import { pageConditions, pageQuery } from '@domain-index/api/search/page-query';
 import { pageStrategy, type PageStrategy } from '@domain-index/api/search/page-strategy';
 
 /** The API's default count budget (COUNT_BUDGET_MS). */
@@ -28,5 +28,5 @@ export async function pageStatement(
   const where = searchConditions(q, now);
   const reads = new PrimaryReads(database, new ApiMetrics(new Registry()));
   const strategy = pageStrategy(q, ordering, await countMatches(reads, where, COUNT_BUDGET_MS));
-  return { ...pageQuery(database, where, ordering, after, q.limit, now, strategy).toSQL(), strategy };
+  return { ...pageQuery(database, pageConditions(q, now), ordering, after, q.limit, now, strategy).toSQL(), strategy };
 }

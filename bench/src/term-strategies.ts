@@ -7,10 +7,11 @@
 // Writes bench/results/term-strategies-<millions>m.json (TERM_STRATEGIES_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
 import { searchQuerySchema } from '@domain-index/contract';
-import { listings, sql } from '@domain-index/db';
+import { renderQuery } from '@domain-index/db';
+import { countStatement } from '@domain-index/api/search/count';
 import { searchConditions } from '@domain-index/listings/filters';
 import { resolveOrdering } from '@domain-index/api/search/ordering';
-import { pageQuery } from '@domain-index/api/search/page-query';
+import { pageConditions, pageQuery } from '@domain-index/api/search/page-query';
 import { COLLECT_AT_MOST, pageStrategy, type PageStrategy } from '@domain-index/api/search/page-strategy';
 import { resultsFileFor } from './results-file';
 import { median, openBenchPostgres, timed } from './statements';
@@ -40,7 +41,8 @@ for (const search of TERMS) {
   const ordering = resolveOrdering(query);
   const now = new Date();
   const where = searchConditions(query, now);
-  const count = database.root.db.select({ n: sql<number>`count(*)::int` }).from(listings).where(where).toSQL();
+  // the count as the API sends it
+  const count = renderQuery(countStatement(where));
   // A count over COUNT_LIMIT_MS is one the API never finishes (its budget is 100 ms): such a
   // query is only ever walked, so only the walk is timed.
   const counted = await client
@@ -55,7 +57,7 @@ for (const search of TERMS) {
   // the walk is what the API does above COLLECT_AT_MOST (ids-first for the live set by score)
   const walk = pageStrategy(query, ordering, { value: COLLECT_AT_MOST + 1, accuracy: 'exact' });
   const strategies: PageStrategy[] = counted === undefined ? [walk] : [walk, 'collect'];
-  const statements = strategies.map((strategy) => pageQuery(database, where, ordering, undefined, query.limit, now, strategy).toSQL());
+  const statements = strategies.map((strategy) => pageQuery(database, pageConditions(query, now), ordering, undefined, query.limit, now, strategy).toSQL());
   const times: number[][] = strategies.map(() => []);
   const countTimes: number[] = [];
   const timedCount = counted === undefined ? [] : [count];

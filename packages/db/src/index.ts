@@ -6,6 +6,7 @@ export * from './deadline';
 export * from './failures';
 export * from './migrate';
 export * from './per-database';
+export * from './plan-without-workers';
 export * from './pooler-errors';
 export * from './prerendered';
 export * from './rows';

@@ -1,5 +1,5 @@
 import type { Total } from '@domain-index/contract';
-import { classifyDatabaseFailure, listings, resultRows, sql, type Database, type SQL } from '@domain-index/db';
+import { classifyDatabaseFailure, listings, planWithoutWorkers, resultRows, sql, type Database, type SQL } from '@domain-index/db';
 import type { ReadNodes } from '../replicas/read-nodes';
 
 /**
@@ -21,7 +21,7 @@ const QUERY_CANCELED = '57014';
  * always exact (the embedded database holds demo-sized data).
  */
 export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: number): Promise<Total> {
-  const countSql = sql`select count(*)::int as n from ${listings} where ${where}`;
+  const countSql = countStatement(where);
   if (reads.engine === 'pglite') {
     const [row] = await reads.read('search_count', (database) => database.rows<{ n: number }>(countSql));
     return { value: row?.n ?? 0, accuracy: 'exact' };
@@ -32,13 +32,7 @@ export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: numbe
     const value = await reads.read('search_count', (database) =>
       database.db
         .transaction(async (tx) => {
-          // The budget, and no parallel workers: a count that fits a budget of this size is
-          // over before workers pay for their start and their shared bitmap. At 30M listings a
-          // two-character term's count took 93 ms with them and 11 ms without; no benchmark
-          // shape counted faster with them, at 5M or 30M (bench/notes/99). One round trip for both.
-          await tx.execute(
-            sql`select set_config('statement_timeout', ${String(Math.round(budgetMs))}, true), set_config('max_parallel_workers_per_gather', '0', true)`,
-          );
+          await tx.execute(sql`select set_config('statement_timeout', ${String(Math.round(budgetMs))}, true)`);
           const [row] = resultRows<{ n: number }>(await tx.execute(countSql));
           return row?.n ?? 0;
         })
@@ -56,6 +50,16 @@ export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: numbe
     if (classifyDatabaseFailure(error).kind === 'unavailable') return { value: estimate, accuracy: 'planned' };
     throw error;
   }
+}
+
+/**
+ * The exact count of a search's matches, without parallel workers: a count that fits a budget
+ * of this size is over before workers pay for their start and their shared bitmap. At 30M
+ * listings a two-character term's count took 93 ms with them and 11 ms without; no benchmark
+ * shape counted faster with them, at 5M or 30M (bench/notes/99).
+ */
+export function countStatement(where: SQL): SQL {
+  return sql`select count(*)::int as n from ${listings} where ${where} and ${planWithoutWorkers()}`;
 }
 
 /** The planner's row estimate for the filters, from EXPLAIN without running the query. */

@@ -1,11 +1,25 @@
-import type { Domain } from '@domain-index/contract';
-import { and, inArray, listings, sql, type Database, type Placeholder, type RenderedStatement, type SQL } from '@domain-index/db';
+import type { Domain, SearchQuery } from '@domain-index/contract';
+import { and, inArray, listings, planWithoutWorkers, sql, type Database, type Placeholder, type RenderedStatement, type SQL } from '@domain-index/db';
 import { DOMAIN_COLUMNS, DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
 import { inline, type Bind } from '@domain-index/listings/bind';
+import { searchConditions } from '@domain-index/listings/filters';
 import type { CursorPosition } from './cursor';
 import { afterPosition, orderBy, skipEnded, sortKeySelection } from './keyset';
 import type { Ordering } from './ordering';
-import type { PageStrategy } from './page-strategy';
+import { hasSearchTerms, type PageStrategy } from './page-strategy';
+
+/**
+ * The conditions of a search's page: the search's own (filters.ts) and, for a search with
+ * terms, no parallel workers. Such a page is found on a bitmap of the substring indexes, or by a
+ * walk cut short by its limit, and is over before workers repay their start: at 30M listings a
+ * two-character term's page took 91.6 ms with them and 17.6 ms without, three terms 124 and
+ * 69 ms (bench/notes/99). Pages without terms walk a sort index and were as fast either way, so
+ * the planner keeps its choice there.
+ */
+export function pageConditions(query: SearchQuery, now: Date, bind: Bind = inline): SQL {
+  const where = searchConditions(query, now, bind);
+  return hasSearchTerms(query) ? sql`${where} and ${planWithoutWorkers()}` : where;
+}
 
 /**
  * The statement of one search page: the rows after the cursor in the search's order, one more

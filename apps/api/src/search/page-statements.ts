@@ -9,9 +9,9 @@ import {
 import { Placeholders } from '@domain-index/listings/bind';
 import { boundApplies } from '@domain-index/listings/bounds';
 import type { CursorPosition } from './cursor';
-import { BOUND_ENTRIES, searchConditions } from '@domain-index/listings/filters';
+import { BOUND_ENTRIES } from '@domain-index/listings/filters';
 import type { Ordering } from './ordering';
-import { pageQuery } from './page-query';
+import { pageConditions, pageQuery } from './page-query';
 import type { PageStrategy } from './page-strategy';
 
 /** A page statement's text for one shape, with its placeholders in the order they are sent. */
@@ -75,7 +75,7 @@ export class PageStatements {
     strategy: PageStrategy,
   ): RenderedStatement {
     const placeholders = new Placeholders();
-    const where = searchConditions(query, now, placeholders.bind);
+    const where = pageConditions(query, now, placeholders.bind);
     const built = pageQuery(
       database,
       where,
