@@ -63,10 +63,12 @@ describe.skipIf(postgres.skip)('planned totals over a mix of fixed-price, runnin
   beforeAll(async () => {
     test = await createTestDatabase('postgres');
     await test.database.db.execute(sql`
-      insert into listings (domain_name, tld, status, source, length, has_hyphens, has_numbers, word_count, index_score, auction_end_time, updated_at)
+      insert into listings (domain_name, tld, status, source, length, has_hyphens, has_numbers, word_count, index_score, current_bid, auction_end_time, updated_at)
       select 'name' || g || '.com', 'com',
              case when g <= ${FIXED_PRICE} then 'available' else 'auction' end,
              'alpha', length('name' || g), false, true, 1, g % 100,
+             -- fixed prices of 100 to 999, bids of 0 to 119
+             case when g <= ${FIXED_PRICE} then 100 + g % 900 else g % 120 end,
              case when g <= ${FIXED_PRICE} then null
                   when g <= ${FIXED_PRICE + RUNNING} then now() + make_interval(mins => 60 + g % 5000)
                   else now() - interval '1 hour' end,
@@ -88,5 +90,17 @@ describe.skipIf(postgres.skip)('planned totals over a mix of fixed-price, runnin
     const all = await search(tightBudget, { status: 'all', limit: '10' });
     expect(all.page!.total.accuracy).toBe('planned');
     expect(Math.abs(all.page!.total.value / (FIXED_PRICE + RUNNING) - 1)).toBeLessThan(0.05);
+  });
+
+  it('estimates a price range from the prices of the status searched: within 25 %, not two thirds over', async () => {
+    // Bids and fixed prices differ: a sixth of the auctions bid 100 or more, every fixed price
+    // is. By independence, P(auction) x P(price in range) over every status planned 14,000
+    // against 8,333.
+    const [truth] = await test.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from listings where status = 'auction' and auction_end_time > now() and current_bid between 100 and 500`,
+    );
+    const ranged = await search(tightBudget, { min_price: '100', max_price: '500', limit: '10' });
+    expect(ranged.page!.total.accuracy).toBe('planned');
+    expect(Math.abs(ranged.page!.total.value / truth!.n - 1)).toBeLessThan(0.25);
   });
 });
