@@ -1,6 +1,6 @@
 import type { SearchQuery } from '@domain-index/contract';
-import { and, eq, isNotNull, like, listingEvents, listings, lte, sql, type AnyPgColumn, type SQL } from '@domain-index/db';
-import { notEnded } from './not-ended';
+import { and, eq, like, listingEvents, listings, sql, type AnyPgColumn, type SQL } from '@domain-index/db';
+import { endOrInfinity, notEnded } from './not-ended';
 import { inline, type Bind } from './bind';
 import { bound, type BoundSide } from './bounds';
 
@@ -59,10 +59,17 @@ export function listingFilters(table: FilteredTable, query: ListingFilters, endi
   if (query.no_numbers === true) conditions.push(eq(table.hasNumbers, bind(false)));
   for (const [param, [column, side]] of BOUND_ENTRIES) conditions.push(bound(table[column], side, query[param], bind));
   if (query.ending_within !== undefined) {
-    // Only auctions ending within the window: a row without an end time never qualifies.
+    // Rows ending within the window: a row without an end time never qualifies (its end is
+    // infinity). Written on the not-ended rule's expression, not as `auction_end_time is not
+    // null and auction_end_time <= until`: the planner then reads the window as one range of
+    // that expression's histogram, where it multiplied the rule by the share of rows with an
+    // end time and by every end time before the window, ended or not (bench/notes/100: a 6-hour
+    // window planned +54 % over at 5M, +14 % now; 1 hour +270 %, now +51 %).
     const hours = query.ending_within;
     const until = endingFrom instanceof Date ? bind(new Date(endingFrom.getTime() + hours * 3_600_000)) : sql`${endingFrom} + make_interval(hours => ${bind(hours)})`;
-    conditions.push(isNotNull(table.auctionEndTime), lte(table.auctionEndTime, until));
+    // a time encoded by the column, as a comparison with the column itself would encode it
+    const windowEnd = until instanceof Date ? sql.param(until, table.auctionEndTime) : until;
+    conditions.push(sql`${endOrInfinity(table.auctionEndTime)} <= ${windowEnd}`);
   }
   return conditions;
 }

@@ -1,4 +1,13 @@
-import { listings, sql, type Placeholder, type SQL } from '@domain-index/db';
+import { listings, sql, type AnyPgColumn, type Placeholder, type SQL } from '@domain-index/db';
+
+/**
+ * A row's end time, infinity when it has none (a fixed-price listing): the expression the
+ * not-ended rule and `ending_within` compare, and the one migration 0022 gives statistics of its
+ * own. Both written on it, the two read as one range of its histogram.
+ */
+export function endOrInfinity(column: AnyPgColumn): SQL {
+  return sql`coalesce(${column}, 'infinity'::timestamptz)`;
+}
 
 /**
  * Every code path excludes listings whose end time has passed; fixed-price rows without one stay.
@@ -12,5 +21,5 @@ import { listings, sql, type Placeholder, type SQL } from '@domain-index/db';
 export function notEnded(now: Date | SQL | Placeholder): SQL {
   // A time is encoded by the column, as a comparison with the column itself would encode it.
   const after = now instanceof Date ? sql.param(now, listings.auctionEndTime) : now;
-  return sql`coalesce(${listings.auctionEndTime}, 'infinity'::timestamptz) > ${after}`;
+  return sql`${endOrInfinity(listings.auctionEndTime)} > ${after}`;
 }
