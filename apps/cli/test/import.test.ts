@@ -1,5 +1,5 @@
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
-import { eq, listings, openDatabase, sql, type Database } from '@domain-index/db';
+import { eq, listings, migrateDatabase, openDatabase, sql, type Database } from '@domain-index/db';
 import { DEFAULT_SOURCES, type SourceConfig } from '@domain-index/indexer';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
@@ -22,7 +22,7 @@ async function indexesOf(database: Database): Promise<string[]> {
   return rows.map((row) => `${row.definition}${row.valid ? '' : ' (INVALID)'}`);
 }
 
-/** The listings table's identity and definition: columns, constraints, options, statistics targets, identity sequence. */
+/** The listings table's identity and definition: columns, constraints, options, statistics targets and objects, identity sequence. */
 async function tableOf(database: Database) {
   const [table] = await database.rows<{ oid: number; options: string[] | null; sequence: string | null }>(sql`
     select oid::int as oid, reloptions as options, pg_get_serial_sequence('listings', 'id') as sequence
@@ -34,7 +34,11 @@ async function tableOf(database: Database) {
     where attrelid = 'listings'::regclass and attnum > 0 and not attisdropped order by attnum`);
   const constraints = await database.rows(sql`
     select conname, pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = 'listings'::regclass order by conname`);
-  return { oid: table!.oid, options: [...(table!.options ?? [])].sort(), sequence: table!.sequence, columns, constraints };
+  // extended statistics by name, definition and target (a migration alters them by name)
+  const statistics = await database.rows(sql`
+    select stxname, pg_get_statisticsobjdef(oid) as definition, coalesce(stxstattarget::int, -1) as target
+    from pg_statistic_ext where stxrelid = 'listings'::regclass order by stxname`);
+  return { oid: table!.oid, options: [...(table!.options ?? [])].sort(), sequence: table!.sequence, columns, constraints, statistics };
 }
 
 async function namesOf(database: Database, sourceId: string): Promise<string[]> {
@@ -136,6 +140,10 @@ for (const { engine, skip } of testEngines()) {
       const indexes = await indexesOf(test.database);
       expect(indexes.length).toBeGreaterThan(15);
       const before = await tableOf(test.database);
+      expect(before.statistics).toEqual([
+        expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
+        expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
+      ]);
       const summary = await run(test.database, jsonlFeed(Array.from({ length: 500 }, (_, i) => auctionRecord(`bulk${i}.com`))));
       expect(summary).toMatchObject({ outcome: 'applied', inserted: 500 });
       const after = await tableOf(test.database);
@@ -152,6 +160,20 @@ for (const { engine, skip } of testEngines()) {
       // the rebuilt trigram index answers a substring search
       const [found] = await test.database.rows<{ n: number }>(sql`select count(*)::int as n from listings where domain_name like '%lk49%'`);
       expect(found?.n).toBe(11);
+    });
+
+    it('gives a statistics object its name back on upgrade after a first load of an earlier release had PostgreSQL name it', async () => {
+      // as such a load left it: the object copied under the load table's name, at the default target
+      await test.database.db.execute(sql`alter statistics listings_not_ended_stx rename to listings_load_0123456789ab_expr_stat`);
+      await test.database.db.execute(sql`alter statistics listings_load_0123456789ab_expr_stat set statistics -1`);
+      await test.database.db.execute(sql`drop statistics listings_status_bid_stx`);
+      // 0024, the latest migration, undone
+      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`);
+      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics']);
+      expect((await tableOf(test.database)).statistics).toEqual([
+        expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
+        expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
+      ]);
     });
 
     it('loads two batches of one source into an empty index as two switches, the second one winning', async () => {

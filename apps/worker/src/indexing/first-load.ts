@@ -41,6 +41,8 @@ export class FirstLoad {
     readonly table: string,
     private readonly indexes: readonly IndexPlan[],
     private readonly grants: readonly string[],
+    /** The statements that make listings' extended statistics objects again, with their targets. */
+    private readonly statistics: readonly string[],
   ) {}
 
   /**
@@ -60,13 +62,14 @@ export class FirstLoad {
     const table = `listings_load_${randomBytes(6).toString('hex')}`;
     // Columns, defaults, the identity, generated columns, CHECK constraints, storage and
     // comments; not the indexes (built after the rows) nor the options and statistics targets
-    // (set below), which LIKE does not copy.
+    // (set below), which LIKE does not copy, nor the extended statistics objects (made again
+    // after the swap, below).
     // A work table (work-tables.ts): a process killed before the swap leaves it behind, with a
     // lease that lapses, and the next import drops it.
     await createWorkTable(
       database,
       table,
-      sql.raw(`create table "${table}" (like listings including all excluding indexes)`),
+      sql.raw(`create table "${table}" (like listings including all excluding indexes excluding statistics)`),
       tx,
     );
     const options = resultRows<{ options: string | null }>(
@@ -128,8 +131,20 @@ export class FirstLoad {
         left join pg_roles r on r.oid = a.grantee
         where c.oid = 'listings'::regclass and a.grantee <> c.relowner`),
     ).map((row) => row.grant);
+    // Extended statistics objects (the not-ended rule's, status with bid). LIKE would copy them
+    // under names PostgreSQL makes from the load table's name and without their targets: a
+    // migration that names one would then fail, and a list of 1000 pairs would shrink to 100.
+    // They are made again under their own names once the loaded table is listings.
+    const statistics = resultRows<{ create: string; target: string | null }>(
+      await tx.execute(sql`
+        select pg_get_statisticsobjdef(s.oid) as create,
+               case when coalesce(s.stxstattarget::int, -1) >= 0
+                    then format('alter statistics %I.%I set statistics %s', n.nspname, s.stxname, s.stxstattarget) end as target
+        from pg_statistic_ext s join pg_namespace n on n.oid = s.stxnamespace
+        where s.stxrelid = 'listings'::regclass order by s.stxname`),
+    ).flatMap((row) => (row.target === null ? [row.create] : [row.create, row.target]));
     if (database.kind === 'postgres') await raiseMaintenanceMemory(tx);
-    return new FirstLoad(database, table, plans, grants);
+    return new FirstLoad(database, table, plans, grants, statistics);
   }
 
   /**
@@ -198,7 +213,7 @@ export class FirstLoad {
 
   /**
    * Puts the loaded table in place of listings under the original names of the table, its
-   * identity sequence, its indexes and constraints, with its grants.
+   * identity sequence, its indexes and constraints, with its grants and statistics objects.
    */
   private async swap(tx: Transaction): Promise<void> {
     // From here to the commit: milliseconds of ACCESS EXCLUSIVE.
@@ -221,6 +236,8 @@ export class FirstLoad {
         );
     }
     for (const grant of this.grants) await tx.execute(sql.raw(grant));
+    // empty until the next ANALYZE, as the copies LIKE would have made were
+    for (const statement of this.statistics) await tx.execute(sql.raw(statement));
     await adoptWorkTable(this.database, this.table, tx);
   }
 }
