@@ -156,7 +156,7 @@ const BEFORE_LABEL = 'cd24b34, the API before issue 20';
  * Writes BENCHMARKS.md (repository root) and the chart from the JSON results: the standard run
  * (results.json), a larger one beside it when there is one (results-20m.json), the same run
  * against an earlier commit when there is one (results-before.json), then the notes
- * written by hand (bench/notes/*.md, in name order) and the analysis (bench/ANALYSIS.md).
+ * written by hand (bench/notes/*.md, in the order of their numbers) and the analysis (bench/ANALYSIS.md).
  */
 export function writeReport(resultsDir: string): void {
   const r = JSON.parse(readFileSync(`${resultsDir}results.json`, 'utf8')) as Results;
@@ -246,7 +246,8 @@ ${r.pglite.map((p) => `| ${p.name} | ${p.p50} | ${p.p99} | ${ok(p.p50 <= 50)} |`
   const notes = existsSync(notesDir)
     ? readdirSync(notesDir)
         .filter((name) => name.endsWith('.md'))
-        .sort()
+        // by their number, so that note 100 follows 99 (as text it would follow 10)
+        .sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b))
         .map((name) => `\n${readFileSync(`${notesDir}${name}`, 'utf8').trimEnd()}\n`)
         .join('')
     : '';
