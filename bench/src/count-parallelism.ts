@@ -10,7 +10,7 @@
 // Writes bench/results/count-parallelism-<millions>m.json (COUNT_PARALLELISM_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
 import { searchQuerySchema } from '@domain-index/contract';
-import { listings, planWithoutWorkers, sql, type SQL } from '@domain-index/db';
+import { listings, withoutWorkers, sql, type SQL } from '@domain-index/db';
 import { searchConditions } from '@domain-index/listings/filters';
 import { EXACT_COUNT_CEILING, plannedCount } from '@domain-index/api/search/count';
 import { resolveOrdering } from '@domain-index/api/search/ordering';
@@ -60,7 +60,7 @@ async function withEachSetting(statements: Record<Setting, Statement>): Promise<
 }
 const text = (ms: number | null) => (ms === null ? `over ${LIMIT_MS}` : ms.toFixed(1));
 /** The same filters as planned freely, and without workers. */
-const bothWays = (where: SQL): Record<Setting, SQL> => ({ parallel: where, serial: sql`${where} and ${planWithoutWorkers()}` });
+const bothWays = (where: SQL): Record<Setting, SQL> => ({ parallel: where, serial: withoutWorkers(where) });
 const counted = new Set<string>();
 // one instant for every shape, so that shapes with the same filters render the same count
 const now = new Date();

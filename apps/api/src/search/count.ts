@@ -1,5 +1,5 @@
 import type { Total } from '@domain-index/contract';
-import { classifyDatabaseFailure, listings, planWithoutWorkers, resultRows, sql, type Database, type SQL } from '@domain-index/db';
+import { classifyDatabaseFailure, listings, withoutWorkers, resultRows, sql, type Database, type SQL } from '@domain-index/db';
 import type { ReadNodes } from '../replicas/read-nodes';
 
 /**
@@ -59,7 +59,7 @@ export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: numbe
  * shape counted faster with them, at 5M or 30M (bench/notes/99).
  */
 export function countStatement(where: SQL): SQL {
-  return sql`select count(*)::int as n from ${listings} where ${where} and ${planWithoutWorkers()}`;
+  return sql`select count(*)::int as n from ${listings} where ${withoutWorkers(where)}`;
 }
 
 /** The planner's row estimate for the filters, from EXPLAIN without running the query. */

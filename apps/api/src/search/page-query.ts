@@ -1,5 +1,5 @@
 import type { Domain, SearchQuery } from '@domain-index/contract';
-import { and, inArray, listings, planWithoutWorkers, sql, type Database, type Placeholder, type RenderedStatement, type SQL } from '@domain-index/db';
+import { and, inArray, listings, withoutWorkers, sql, type Database, type Placeholder, type RenderedStatement, type SQL } from '@domain-index/db';
 import { DOMAIN_COLUMNS, DOMAIN_WIDTH, domainFromValues } from '@domain-index/listings/domain-values';
 import { inline, type Bind } from '@domain-index/listings/bind';
 import { searchConditions } from '@domain-index/listings/filters';
@@ -18,7 +18,7 @@ import { hasSearchTerms, type PageStrategy } from './page-strategy';
  */
 export function pageConditions(query: SearchQuery, now: Date, bind: Bind = inline): SQL {
   const where = searchConditions(query, now, bind);
-  return hasSearchTerms(query) ? sql`${where} and ${planWithoutWorkers()}` : where;
+  return hasSearchTerms(query) ? withoutWorkers(where) : where;
 }
 
 /**
