@@ -23,14 +23,15 @@ import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
 import { CLI, ensureDatabaseExists, ensureDataset, runCli } from './dataset';
 import { measureImport, writeFeed, type ImportResult } from './import-bench';
 import { percentiles, type Latency } from './measure';
+import { EVENT_DAYS, ensureEvents, withDatabase } from './history';
 import { benchKey, startApi } from './servers';
 import { BENCH } from './settings';
+import { FEED_FILTERS } from './shapes';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SOURCE_ROWS = 1_000_000;
 const EVENTS_PER_DAY = Number(process.env.EVENTS_PER_DAY ?? 1_000_000);
-const DAYS = 14;
 const REQUESTS = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const only = process.env.CHANGE_FEED_PART;
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
@@ -108,52 +109,12 @@ async function syncOverhead(): Promise<void> {
   }
 }
 
-/** 14 days of events at EVENTS_PER_DAY, generated in SQL: a listing snapshot per event, types in a realistic mix. */
+/** The events database: migrated, holding EVENT_DAYS days of events at EVENTS_PER_DAY (history.ts). */
 async function generateEvents(url: string): Promise<void> {
   await ensureDatabaseExists(url);
   await runCli(['migrate'], { DATABASE_URL: url, LOG_LEVEL: 'warn' });
-  const database = await openDatabase({ databaseUrl: url, maxConnections: 1 });
-  try {
-    const [have] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listing_events`);
-    if (Number(have!.n) === EVENTS_PER_DAY * DAYS) return;
-    await database.rows(sql`truncate listing_events`);
-    const start = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - (DAYS - 1) * 86_400_000);
-    for (let day = 0; day < DAYS; day += 1) {
-      const from = new Date(start.getTime() + day * 86_400_000);
-      const name = `listing_events_${from.toISOString().slice(0, 10).replaceAll('-', '')}`;
-      await database.rows(sql.raw(`create table if not exists "${name}" partition of listing_events for values from ('${from.toISOString()}') to ('${new Date(from.getTime() + 86_400_000).toISOString()}')`));
-      const began = performance.now();
-      // a day's events in commit order through the day; names, suffixes, prices and metrics spread like the seed's
-      await database.rows(sql`
-        insert into listing_events (id, occurred_at, type, source, previous, domain_name, tld, status, length, has_hyphens, has_numbers, word_count, index_score,
-                                    current_bid, bid_count, auction_end_time, seoa_dr, seoa_backlinks, seob_tf, domain_age, updated_at, last_checked_at)
-        select nextval('listing_events_id_seq'), ${from.toISOString()}::timestamptz + (g * interval '86399 seconds' / ${EVENTS_PER_DAY}),
-               (array['listing.updated','listing.updated','listing.updated','listing.updated','listing.updated','listing.updated','listing.added','listing.added','listing.removed','listing.ending_soon'])[1 + (g % 10)],
-               (array['bidhaus','droplane','namemarket','expirex','brandbay'])[1 + (g % 5)],
-               case when g % 10 < 6 then jsonb_build_object('current_bid', (g % 997)::numeric, 'bid_count', g % 13) end,
-               (array['cloud','data','solar','home','shop','crypto','green','blue','smart','food'])[1 + (g % 10)] || (g % 100003)::text || (array['-','',''])[1 + (g % 3)] || 'x',
-               (array['com','net','io','ai','co.uk','org','app','dev'])[1 + (g % 8)],
-               (array['auction','auction','auction','dropping','available'])[1 + (g % 5)],
-               (6 + g % 12)::smallint, g % 3 = 0, true, (g % 4)::smallint, (g % 101)::smallint,
-               ((g * 7919) % 20000 / 4.0)::numeric(14, 2), g % 40, ${from.toISOString()}::timestamptz + ((g % 240) * interval '1 hour'),
-               case when g % 7 = 0 then (g % 90)::real end, case when g % 7 = 0 then g % 100000 end, case when g % 9 = 0 then (g % 60)::real end,
-               (g % 25)::smallint, ${from.toISOString()}::timestamptz, ${from.toISOString()}::timestamptz
-        from generate_series(1::bigint, ${EVENTS_PER_DAY}) g`);
-      log(`events of day ${day + 1}/${DAYS}: ${EVENTS_PER_DAY} in ${((performance.now() - began) / 1000).toFixed(1)} s`);
-    }
-    await database.rows(sql`vacuum analyze listing_events`);
-  } finally {
-    await database.close();
-  }
+  await withDatabase(url, (database) => ensureEvents(database, EVENTS_PER_DAY));
 }
-
-const FILTERS = {
-  'tld=ai&max_price=500&no_hyphens=true': 'cheap .ai names without hyphens',
-  'type=listing.added&min_score=60': 'new listings scoring 60+',
-  'search=cloud&type=listing.updated': 'price moves of names with "cloud"',
-  'source=bidhaus&status=auction&min_dr=30': 'auctions of one marketplace with DR 30+',
-  'search=zzq': 'a term no name has (every page examines its 5,000)',
-} as const;
 
 async function feedLatency(): Promise<void> {
   const url = new URL(BENCH.databaseUrl);
@@ -172,7 +133,7 @@ async function feedLatency(): Promise<void> {
   try {
     const min = Number(range!.min);
     const max = Number(range!.max);
-    for (const [query, description] of Object.entries(FILTERS)) {
+    for (const [query, description] of Object.entries(FEED_FILTERS)) {
       const samples: number[] = [];
       let returned = 0;
       for (let i = 0; i < REQUESTS; i += 1) {
@@ -190,7 +151,7 @@ async function feedLatency(): Promise<void> {
   } finally {
     await api.stop();
   }
-  results.feedLatency = { ranAt: new Date().toISOString(), eventsPerDay: EVENTS_PER_DAY, days: DAYS, events: EVENTS_PER_DAY * DAYS, tableBytes: Number(range!.size), requestsPerFilter: REQUESTS, perFilter };
+  results.feedLatency = { ranAt: new Date().toISOString(), eventsPerDay: EVENTS_PER_DAY, days: EVENT_DAYS, events: EVENTS_PER_DAY * EVENT_DAYS, tableBytes: Number(range!.size), requestsPerFilter: REQUESTS, perFilter };
 }
 
 if (only === undefined || only === 'sync') await syncOverhead();

@@ -42,14 +42,20 @@ export async function saturate(seconds: number, concurrency: number, once: () =>
   return Math.round(done / seconds);
 }
 
-/** HTTP throughput and latency under load, from autocannon (a separate load generator). */
+/**
+ * HTTP throughput and latency under load, from autocannon (a separate load generator). With
+ * `nextPath`, each request asks for the path it returns (another position, another name), so
+ * the load does not read one cached answer over and over.
+ */
 export async function httpLoad(
   url: string,
   headers: Record<string, string>,
   seconds: number,
   connections: number,
+  nextPath?: () => string,
 ): Promise<{ rps: number; requests: number; p50: number; p99: number; non2xx: number; errors: number }> {
-  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
+  const requests = nextPath === undefined ? undefined : [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: nextPath() }) }];
+  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1, ...(requests === undefined ? {} : { requests }) });
   return {
     rps: Math.round(result.requests.average),
     requests: result.requests.total,

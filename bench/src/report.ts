@@ -3,6 +3,7 @@ import { beforeAfterSection } from './before-after';
 import { fileURLToPath } from 'node:url';
 import type { CpuSplit } from './cpu';
 import type { Dataset } from './dataset';
+import type { RelationDisk } from './history';
 import type { ImportResult } from './import-bench';
 import type { Latency } from './measure';
 
@@ -26,6 +27,17 @@ export interface ShapeResult {
   total?: { value: number; accuracy: 'exact' | 'planned'; trueCount?: number } | undefined;
 }
 
+/** A request measured over spread paths (change-feed positions, watched names): API only. */
+export interface LoadResult {
+  name: string;
+  kind: string;
+  api: Latency;
+  apiRps: number;
+  apiP99Loaded: number;
+  apiErrors: number;
+  cpuPerRequestUs?: CpuSplit;
+}
+
 /** Everything one run measured; written to bench/results/results.json. */
 export interface Results {
   ranAt: string;
@@ -36,6 +48,10 @@ export interface Results {
   deepPaging: { page1: ShapeResult; page200: ShapeResult; ratioP50: number };
   lookup: { existing: ShapeResult; missing: ShapeResult };
   stats: { coldApiMs: number; coldFloorMs: number; warm: ShapeResult };
+  /** What the database held beside the listings, and disk by relation (runs since issue 43). */
+  history?: { eventsPerDay: number; days: number; events: number; watched: number; historyRows: number; eventsSeconds: number; historySeconds: number; disk: RelationDisk[] };
+  feed?: LoadResult[];
+  namePage?: LoadResult;
   apiPeakRssMiB: number;
   import: { small: ImportResult; large: ImportResult; again: ImportResult };
   pglite: { name: string; p50: number; p99: number }[];
@@ -106,44 +122,86 @@ function plannedError(total: ShapeResult['total']): string {
 
 const mib = (value: number | undefined) => (value === undefined ? '?' : `${(value / 1024).toFixed(1)} GiB`);
 
-/** 5M (results.json) and a larger run (results-20m.json) side by side: the shapes and the whole. */
-function scaleSection(small: Results, large: Results): string {
-  const byName = new Map(large.shapes.map((shape) => [shape.name, shape]));
+/** 5M (results.json) and the larger runs (results-<N>m.json) side by side: the shapes and the whole. */
+function scaleSection(small: Results, larges: Results[]): string {
+  const runs = [small, ...larges];
+  const largest = larges[larges.length - 1]!;
+  const byName = runs.map((run) => new Map(run.shapes.map((shape) => [shape.name, shape])));
   const pg = (s: ShapeResult | undefined) => (s?.cpuPerRequestUs === undefined ? '-' : String(Math.round(s.cpuPerRequestUs.postgres)));
-  const rows = small.shapes.map((s) => {
-    const l = byName.get(s.name);
-    const target = l === undefined ? '-' : ok(l.api.p50 <= 25 && l.api.p99 <= 150);
-    return `| ${s.name} | ${s.api.p50} | ${l?.api.p50 ?? '-'} | ${s.api.p99} | ${l?.api.p99 ?? '-'} | ${pg(s)} | ${pg(l)} | ${plannedError(s.total)} | ${plannedError(l?.total)} | ${target} |`;
-  });
-  const extra = (label: string, pick: (r: Results) => ShapeResult) =>
-    `| ${label} | ${pick(small).api.p50} | ${pick(large).api.p50} | ${pick(small).api.p99} | ${pick(large).api.p99} | ${pg(pick(small))} | ${pg(pick(large))} | - | - | - |`;
+  const row = (name: string, pick: (r: Results, i: number) => ShapeResult | undefined, withTotals: boolean) => {
+    const each = runs.map((run, i) => pick(run, i));
+    const top = each[each.length - 1];
+    const target = top === undefined ? '-' : withTotals ? ok(top.api.p50 <= 25 && top.api.p99 <= 150) : '-';
+    const totals = runs.map((_, i) => (withTotals ? plannedError(each[i]?.total) : '-'));
+    return `| ${name} | ${each.map((e) => e?.api.p50 ?? '-').join(' | ')} | ${each.map((e) => e?.api.p99 ?? '-').join(' | ')} | ${top?.apiRps ?? '-'} | ${top?.apiP99Loaded ?? '-'} | ${pg(top)} | ${totals.join(' | ')} | ${target} |`;
+  };
   const n = (r: Results) => r.dataset.listings.toLocaleString('en-US');
-  return `## ${(small.dataset.rows / 1e6).toFixed(0)} and ${(large.dataset.rows / 1e6).toFixed(0)} million listings side by side
+  const m = (r: Results) => `${(r.dataset.rows / 1e6).toFixed(0)}M`;
+  const sizes = (label: string) => runs.map((r) => `${label} ${m(r)}`).join(' | ');
+  const figure = (label: string, value: (r: Results) => string) => `| ${label} | ${runs.map(value).join(' | ')} |`;
+  const rate = (value: number | undefined) => Math.round(value ?? 0).toLocaleString('en-US');
+  return `## ${runs.map(m).join(', ')} listings side by side
 
-The same shapes, machine and settings at ${n(small)} listings (results.json, ${small.ranAt.slice(0, 10)}) and at
-${n(large)} (results-${large.dataset.rows / 1e6}m.json, ${large.ranAt.slice(0, 10)}). Latency in ms at concurrency 1;
-PostgreSQL CPU per request in microseconds under the concurrency-32 load; the planned totals
-against the true count. Targets at the larger size: p50 <= 25 ms and p99 <= 150 ms per search
-shape, planned totals within 25%.
+The same shapes, machine and settings at ${runs.map((r) => `${n(r)} listings (${r === small ? 'results.json' : `results-${r.dataset.rows / 1e6}m.json`}, ${r.ranAt.slice(0, 10)})`).join(', ')}.
+Latency in ms at concurrency 1; at ${m(largest)} also the requests a second and the p99 under the
+concurrency-32 load, and PostgreSQL's CPU per request in microseconds under it; the planned
+totals against the true count. Targets at the largest size: p50 <= 25 ms and p99 <= 150 ms per
+search shape, planned totals within 25%.
 
-| shape | p50 ${n(small)} | p50 ${n(large)} | p99 ${n(small)} | p99 ${n(large)} | PG CPU us | PG CPU us (large) | total | total (large) | meets target (large) |
-|---|---|---|---|---|---|---|---|---|---|
-${rows.join('\n')}
-${extra(`default list, page ${DEEP_PAGE_LABEL}`, (r) => r.deepPaging.page200)}
-${extra('lookup existing', (r) => r.lookup.existing)}
-${extra('lookup missing', (r) => r.lookup.missing)}
-${extra('stats (warm cache)', (r) => r.stats.warm)}
+| shape | ${sizes('p50')} | ${sizes('p99')} | req/s c=32 ${m(largest)} | p99 c=32 ${m(largest)} | PG CPU us ${m(largest)} | ${sizes('total')} | meets target ${m(largest)} |
+|---|${runs.map(() => '---|').join('')}${runs.map(() => '---|').join('')}---|---|---|${runs.map(() => '---|').join('')}---|
+${small.shapes.map((s) => row(s.name, (_r, i) => byName[i]!.get(s.name), true)).join('\n')}
+${row(`default list, page ${DEEP_PAGE_LABEL}`, (r) => r.deepPaging.page200, false)}
+${row('lookup existing', (r) => r.lookup.existing, false)}
+${row('lookup missing', (r) => r.lookup.missing, false)}
+${row('stats (warm cache)', (r) => r.stats.warm, false)}
 
-| figure | ${n(small)} | ${n(large)} |
+| figure | ${runs.map(n).join(' | ')} |
+|---|${runs.map(() => '---|').join('')}
+${figure('seed through the import path (a first load of every source), rows/s', (r) => rate(r.dataset.seedRowsPerSecond))}
+${figure('import of a 1,000,000-row feed into an empty database, rows/s', (r) => rate(r.import.large.rowsPerSecond))}
+${figure('the same 1,000,000 rows again (nothing changed), rows/s', (r) => rate(r.import.again.rowsPerSecond))}
+${figure('disk: database', (r) => mib(r.dataset.disk?.databaseMiB))}
+${figure('disk: listings (heap and TOAST)', (r) => mib(r.dataset.disk?.listingsMiB))}
+${figure("disk: listings' indexes", (r) => mib(r.dataset.disk?.indexesMiB))}
+${figure('lookup req/s at concurrency 32', (r) => String(r.lookup.existing.apiRps))}
+${figure('deep paging, page 200 against page 1 (p50)', (r) => `${r.deepPaging.ratioP50}x`)}
+${figure('stats, cold cache, ms', (r) => String(r.stats.coldApiMs))}
+${figure('API server peak RSS, MiB', (r) => String(r.apiPeakRssMiB))}
+`;
+}
+
+/** The change feed, a name's page and disk by relation, from a run whose database held them. */
+function historySection(r: Results): string {
+  const h = r.history!;
+  const n = (value: number) => value.toLocaleString('en-US');
+  const loadRow = (l: LoadResult) =>
+    `| ${l.name} | ${l.api.p50} | ${l.api.p99} | ${l.apiRps} | ${l.apiP99Loaded} | ${l.cpuPerRequestUs === undefined ? '-' : Math.round(l.cpuPerRequestUs.postgres)} | ${l.apiErrors} |`;
+  const tables = [...new Set(h.disk.map((d) => d.table))];
+  const diskRows = tables.flatMap((table) => {
+    const of = h.disk.filter((d) => d.table === table);
+    const sum = of.reduce((total, d) => total + d.mib, 0);
+    return [...of.map((d) => `| ${table} | ${d.kind === 'table' ? 'heap (with TOAST)' : d.relation} | ${n(d.mib)} |`), `| **${table}** | **in all** | **${n(sum)}** |`];
+  });
+  const all = h.disk.reduce((total, d) => total + d.mib, 0);
+  return `## At ${(r.dataset.rows / 1e6).toFixed(0)} million: the change feed, a name's page, disk by relation
+
+The same run (results-${r.dataset.rows / 1e6}m.json, ${r.ranAt.slice(0, 10)}), on the same database, which also held
+${n(h.events)} change-feed events (${n(h.eventsPerDay)} a day for ${h.days} days, in daily partitions) and, for
+${n(h.watched)} watched names (watchlists of 1,000), their registrations and ${n(h.historyRows)} rows of a year's
+history. Each request of these reads another position or name, drawn at random: at concurrency
+1 (${String(r.settings.sequentialRequests)} requests), then for ${String(r.settings.loadSeconds)} s at concurrency ${String(r.settings.concurrency)}.
+
+| request | p50 ms | p99 ms | req/s c=${String(r.settings.concurrency)} | p99 c=${String(r.settings.concurrency)} ms | PG CPU us/req | errors |
+|---|---|---|---|---|---|---|
+${[...(r.feed ?? []).map((l) => ({ ...l, name: `change feed: ${l.name}` })), ...(r.namePage === undefined ? [] : [r.namePage])].map(loadRow).join('\n')}
+
+Disk by relation (MiB; a partitioned table's partitions and their indexes summed):
+
+| table | relation | MiB |
 |---|---|---|
-| seed through the import path (a first load of every source), rows/s | ${Math.round(small.dataset.seedRowsPerSecond ?? 0).toLocaleString('en-US')} | ${Math.round(large.dataset.seedRowsPerSecond ?? 0).toLocaleString('en-US')} |
-| import of a 1,000,000-row feed into an empty database, rows/s | ${small.import.large.rowsPerSecond.toLocaleString('en-US')} | ${large.import.large.rowsPerSecond.toLocaleString('en-US')} |
-| the same 1,000,000 rows again (nothing changed), rows/s | ${small.import.again.rowsPerSecond.toLocaleString('en-US')} | ${large.import.again.rowsPerSecond.toLocaleString('en-US')} |
-| disk: database | ${mib(small.dataset.disk?.databaseMiB)} | ${mib(large.dataset.disk?.databaseMiB)} |
-| disk: listings (heap and TOAST) | ${mib(small.dataset.disk?.listingsMiB)} | ${mib(large.dataset.disk?.listingsMiB)} |
-| disk: listings' indexes | ${mib(small.dataset.disk?.indexesMiB)} | ${mib(large.dataset.disk?.indexesMiB)} |
-| lookup req/s at concurrency 32 | ${small.lookup.existing.apiRps} | ${large.lookup.existing.apiRps} |
-| stats, cold cache, ms | ${small.stats.coldApiMs} | ${large.stats.coldApiMs} |
+${diskRows.join('\n')}
+| **all of them** | | **${n(all)}** |
 `;
 }
 
@@ -154,14 +212,19 @@ const BEFORE_LABEL = 'cd24b34, the API before issue 20';
 
 /**
  * Writes BENCHMARKS.md (repository root) and the chart from the JSON results: the standard run
- * (results.json), a larger one beside it when there is one (results-20m.json), the same run
+ * (results.json), the larger ones beside it (results-<N>m.json) with the change feed, names and disk
+ * by relation of the largest that has them, the same run
  * against an earlier commit when there is one (results-before.json), then the notes
  * written by hand (bench/notes/*.md, in the order of their numbers) and the analysis (bench/ANALYSIS.md).
  */
 export function writeReport(resultsDir: string): void {
   const r = JSON.parse(readFileSync(`${resultsDir}results.json`, 'utf8')) as Results;
-  const largeFile = `${resultsDir}results-20m.json`;
-  const large = existsSync(largeFile) ? (JSON.parse(readFileSync(largeFile, 'utf8')) as Results) : undefined;
+  // the larger runs, smallest first: results-20m.json, results-30m.json
+  const larges = readdirSync(resultsDir)
+    .filter((name) => /^results-\d+m\.json$/.test(name))
+    .map((name) => JSON.parse(readFileSync(`${resultsDir}${name}`, 'utf8')) as Results)
+    .sort((a, b) => a.dataset.rows - b.dataset.rows);
+  const withHistory = [...larges].reverse().find((run) => run.history !== undefined);
   writeFileSync(`${resultsDir}latency.svg`, latencyChart([...r.shapes, r.deepPaging.page200, r.lookup.existing, r.lookup.missing, r.stats.warm]));
   const header =
     '| shape | API p50 | p95 | p99 | floor p50 | API/floor | API req/s (c=32) | floor req/s | ceiling req/s | API/ceiling | total | meets target |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
@@ -253,7 +316,7 @@ ${r.pglite.map((p) => `| ${p.name} | ${p.p50} | ${p.p99} | ${ok(p.p50 <= 50)} |`
     : '';
   const analysisFile = fileURLToPath(new URL('../ANALYSIS.md', import.meta.url));
   const analysis = existsSync(analysisFile) ? `\n${readFileSync(analysisFile, 'utf8')}` : '';
-  const scale = large === undefined ? '' : `\n${scaleSection(r, large)}`;
+  const scale = larges.length === 0 ? '' : `\n${scaleSection(r, larges)}${withHistory === undefined ? '' : `\n${historySection(withHistory)}`}`;
   const beforeFile = `${resultsDir}results-before.json`;
   const comparison = existsSync(beforeFile) ? `\n${beforeAfterSection(JSON.parse(readFileSync(beforeFile, 'utf8')) as Results, r, BEFORE_LABEL)}` : '';
   writeFileSync(fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url)), md + scale + comparison + notes + analysis);

@@ -13,14 +13,17 @@ import { searchConditions } from '@domain-index/listings/filters';
 import type { CursorPosition } from '@domain-index/api/search/cursor';
 import { cpuDuring, type CpuSplit } from './cpu';
 import { ensureDataset } from './dataset';
+import { diskByRelation, ensureEvents, ensureNameHistory, EVENT_DAYS, watchedNames, withDatabase } from './history';
 import { floorRunner } from './floor';
 import { measureImport, writeFeed } from './import-bench';
 import { httpLoad, saturate, sequential, type Latency } from './measure';
-import { writeReport, type Results, type ShapeResult } from './report';
+import { EventCursorCodec } from '@domain-index/events/event-cursor';
+import { loadCursorSecret } from '@domain-index/runtime/cursor-secret';
+import { writeReport, type LoadResult, type Results, type ShapeResult } from './report';
 import { benchKey, startApi, startCeiling } from './servers';
 import { pageStatement } from './page-statement';
 import { BENCH } from './settings';
-import { DEEP_PAGE, SEARCH_SHAPES, type Shape } from './shapes';
+import { DEEP_PAGE, FEED_FILTERS, SEARCH_SHAPES, type Shape } from './shapes';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
@@ -30,6 +33,14 @@ const scratch = mkdtempSync(join(tmpdir(), 'di-bench-'));
 log('dataset...');
 const dataset = await ensureDataset(BENCH.databaseUrl, BENCH.rows, BENCH.seed);
 log(`dataset: ${dataset.listings} listings (${dataset.reused ? 'reused' : `seeded in ${dataset.seedSeconds?.toFixed(0)} s`})`);
+// What a production database holds beside the listings, in the same database (history.ts).
+log(`events (${BENCH.eventsPerDay} a day for ${EVENT_DAYS} days) and a year of history for ${BENCH.watched} watched names...`);
+const history = await withDatabase(BENCH.databaseUrl, async (db) => {
+  const eventsSeconds = await ensureEvents(db, BENCH.eventsPerDay);
+  const historySeconds = await ensureNameHistory(db, BENCH.watched, dataset.listings);
+  const [counts] = await db.rows<{ events: string; history: string }>(sql`select (select count(*) from listing_events)::text as events, (select count(*) from name_history)::text as history`);
+  return { eventsPerDay: BENCH.eventsPerDay, days: EVENT_DAYS, events: Number(counts!.events), watched: BENCH.watched, historyRows: Number(counts!.history), eventsSeconds, historySeconds, disk: await diskByRelation(db) };
+});
 
 const key = await benchKey(BENCH.databaseUrl);
 // Uncompressed, as the ceiling answers: the API's own work is compared on the same bytes, and
@@ -142,6 +153,31 @@ const lookupExisting = await measureShape({ name: `lookup existing (${existing})
 const lookupMissing = await measureShape({ name: 'lookup missing', kind: 'lookup' }, '/domains/not-listed-anywhere-xyz.com', [lookupStatement(database, 'not-listed-anywhere-xyz.com', new Date())], 404);
 // The floor of stats is the full set of counts (seconds at 5M rows): 10 runs say enough.
 const statsWarm = await measureShape({ name: 'stats (warm cache)', kind: 'stats' }, '/stats', statsFloorStatements, 200, 10);
+
+/**
+ * A request whose path changes from one to the next (a position in the change feed, a watched
+ * name): at concurrency 1, then under the concurrency-32 load, with the CPU it cost.
+ */
+async function measureSpread(name: string, kind: string, nextPath: () => string): Promise<LoadResult> {
+  log(`${kind}: ${name}`);
+  const apiLatency = await sequential(BENCH.sequentialRequests, async () => {
+    await get(nextPath());
+  });
+  const { result: load, cpu } = await cpuDuring(api.pid, () => httpLoad(`${api.url}/api/v1/`, headers, BENCH.loadSeconds, BENCH.concurrency, () => `/api/v1${nextPath()}`));
+  return { name, kind, api: apiLatency, apiRps: load.rps, apiP99Loaded: load.p99, apiErrors: load.errors + load.non2xx, cpuPerRequestUs: perRequest(cpu, load.requests) };
+}
+const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)]!;
+
+// The change feed: each filter read from positions drawn over its 14 days.
+const codec = new EventCursorCodec(await loadCursorSecret(database));
+const [ids] = await database.rows<{ min: string; max: string }>(sql`select min(id)::text as min, max(id)::text as max from listing_events`);
+const position = () => codec.encode(Number(ids!.min) + Math.floor(Math.random() * (Number(ids!.max) - Number(ids!.min))));
+const feed: LoadResult[] = [];
+for (const [query, description] of Object.entries(FEED_FILTERS)) feed.push(await measureSpread(`${description} (${query})`, 'change feed', () => `/events?${query}&limit=50&after=${position()}`));
+
+// A watched name's page: its listings, registration and year of history.
+const watched = await watchedNames(database);
+const namePage = await measureSpread('GET /names/{domain}, a watched name at random', 'name page', () => `/names/${pick(watched)}`);
 const apiPeakRss = api.peakRssMiB();
 await api.stop();
 await database.close();
@@ -185,6 +221,9 @@ const results: Results = {
   deepPaging: { page1, page200, ratioP50: Math.round((page200.api.p50 / page1.api.p50) * 100) / 100 },
   lookup: { existing: lookupExisting, missing: lookupMissing },
   stats: { coldApiMs: Math.round(statsColdApi), coldFloorMs: Math.round(statsColdFloor), warm: statsWarm },
+  history,
+  feed,
+  namePage,
   apiPeakRssMiB: Math.round(apiPeakRss),
   import: { small: importSmall, large: importLarge, again: importAgain },
   pglite,

@@ -16,6 +16,10 @@ export const BENCH = {
   /** Seconds of load per shape at concurrency 32. */
   loadSeconds: Number(process.env.BENCH_LOAD_SECONDS ?? 5),
   concurrency: 32,
+  /** Change-feed events a day, 14 days of them in the same database: 5 % of the listings changing a day. */
+  eventsPerDay: Number(process.env.BENCH_EVENTS_PER_DAY ?? Number(process.env.BENCH_ROWS ?? 5_000_000) / 20),
+  /** Watched names (watchlists of 1,000), each with a year of history, in the same database. */
+  watched: Number(process.env.BENCH_WATCHED ?? 100_000),
   /** API processes (WORKERS): one per core of this 2-core machine, as an operator would run it. */
   workers: Number(process.env.BENCH_WORKERS ?? 2),
 } as const;

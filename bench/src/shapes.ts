@@ -36,3 +36,12 @@ export const SEARCH_SHAPES: Shape[] = [
 
 /** Pages walked along one cursor chain for the deep-paging shape. */
 export const DEEP_PAGE = 200;
+
+/** The change feed's filters (GET /api/v1/events), each read from positions spread over its 14 days. */
+export const FEED_FILTERS = {
+  'tld=ai&max_price=500&no_hyphens=true': 'cheap .ai names without hyphens',
+  'type=listing.added&min_score=60': 'new listings scoring 60+',
+  'search=cloud&type=listing.updated': 'price moves of names with "cloud"',
+  'source=bidhaus&status=auction&min_dr=30': 'auctions of one marketplace with DR 30+',
+  'search=zzq': 'a term no name has (every page examines its 5,000)',
+} as const;
