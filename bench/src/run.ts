@@ -60,7 +60,7 @@ async function get(path: string, expected = 200): Promise<string> {
 
 // Stats first, while this instance's stats cache is cold.
 log('stats cold...');
-const statsFloorStatements = Object.values(statsQueries(database, new Date())).map(toStatement);
+const statsFloorStatements = Object.values(statsQueries(database.db, new Date())).map(toStatement);
 let start = performance.now();
 await get('/stats');
 const statsColdApi = performance.now() - start;

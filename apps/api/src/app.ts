@@ -71,6 +71,8 @@ export interface AppDeps {
   queryTimeoutMs: number;
   /** Longest one export may stream (EXPORT_TIMEOUT_MS); 30 minutes without it. */
   exportTimeoutMs?: number | undefined;
+  /** Longest one measurement of the stats may take (STATS_TIMEOUT_MS); 60 s without it. */
+  statsTimeoutMs?: number | undefined;
   /** The alerts' secret box, webhook allow-list and whether email digests can be sent. */
   alerts?: AlertSettings | undefined;
   /** How long the change feed keeps events (EVENT_RETENTION_DAYS): named in a 410's message. */

@@ -140,9 +140,10 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('Postg
   beforeAll(async () => {
     test = await createTestDatabase('postgres');
     await buildFixtureIndex(test.database);
-    // the API's own pool, with the statement timeout `serve` sets from QUERY_TIMEOUT_MS
+    // the API's own pool, with the statement timeout `serve` sets from QUERY_TIMEOUT_MS, and
+    // the stats' measurement bounded alike (STATS_TIMEOUT_MS)
     const database = await openDatabase({ databaseUrl: test.url, statementTimeoutMs: 300 });
-    api = await startApi('postgres', { test, clock: fixtureClock, sources: FIXTURE_SOURCES, overrides: { database } });
+    api = await startApi('postgres', { test, clock: fixtureClock, sources: FIXTURE_SOURCES, overrides: { database, statsTimeoutMs: 300 } });
   });
   afterAll(async () => {
     await api.close();
@@ -170,7 +171,7 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('Postg
     // the API's pool, with a statement timeout as `serve` sets it (QUERY_TIMEOUT_MS); the clock
     // stands still, so every call below falls in one 5-minute window of the stats cache
     const database = await openDatabase({ databaseUrl: test.url, statementTimeoutMs: 1_000 });
-    api = await startApi('postgres', { test, clock: fixtureClock, sources: FIXTURE_SOURCES, overrides: { database } });
+    api = await startApi('postgres', { test, clock: fixtureClock, sources: FIXTURE_SOURCES, overrides: { database, statsTimeoutMs: 1_000 } });
   });
   afterAll(async () => {
     await api.close();
@@ -260,6 +261,50 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('Postg
       by_source: Object.fromEntries([...feeds].map(([source, rows]) => [source, rows.length])),
     });
     expect(Object.values(stats.data.by_status).reduce((a, b) => a + b, 0)).toBe(stats.data.total);
+  });
+});
+
+describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('PostgreSQL measuring the stats for longer than a request waits', () => {
+  let test: TestDatabase;
+  let api: RunningApi;
+  beforeAll(async () => {
+    test = await createTestDatabase('postgres');
+    await buildFixtureIndex(test.database);
+    // requests wait 500 ms and every statement of the pool is cut at 500 ms (QUERY_TIMEOUT_MS),
+    // while a measurement of the stats may take 30 s (STATS_TIMEOUT_MS); the clock stands still,
+    // so every call falls in one 5-minute window of the stats cache
+    const database = await openDatabase({ databaseUrl: test.url, statementTimeoutMs: 500 });
+    api = await startApi('postgres', { test, clock: fixtureClock, sources: FIXTURE_SOURCES, overrides: { database, queryTimeoutMs: 500, statsTimeoutMs: 30_000 } });
+  });
+  afterAll(async () => {
+    await api.close();
+    await test.dispose();
+  });
+
+  it('answers 503 at the request deadline and goes on counting past it, for every caller of the window at once; the retry answers', async () => {
+    const lock = await holdTableLock(test.url!);
+    try {
+      const started = performance.now();
+      await expectQueryFailed(api, '/api/v1/stats');
+      expect(performance.now() - started).toBeLessThan(500 + 1_000);
+      // a second caller within the window joins the same measurement: still five waiting counts, not ten
+      await expectQueryFailed(api, '/api/v1/stats');
+      await untilWaiting(test.database, 'listings', 5);
+      // past the pool's statement timeout and both requests' deadlines, the five counts still wait:
+      // the measurement was not cancelled with the requests that started it
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const [waiting] = await test.database.rows<{ n: number }>(sql`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query ilike '%count(%'`);
+      expect(waiting!.n).toBe(5);
+    } finally {
+      await lock.release();
+    }
+    // the retry, once the lock is gone: the counts of that measurement, true to the index
+    let response: Response | undefined;
+    await until('the stats answer', async () => (response = await api.get('/api/v1/stats')).status === 200, 5_000);
+    const stats = statsEnvelopeSchema.parse(await response!.json());
+    expect(stats.data.total).toBe([...fixtureFeeds().values()].flat().length);
   });
 });
 

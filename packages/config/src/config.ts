@@ -79,6 +79,7 @@ const envSchema = z.object({
   COUNT_BUDGET_MS: wholeNumber(1, 60_000).default('100'),
   QUERY_TIMEOUT_MS: wholeNumber(100, 600_000).default('10000'),
   EXPORT_TIMEOUT_MS: wholeNumber(1_000, 86_400_000).default('1800000'),
+  STATS_TIMEOUT_MS: wholeNumber(100, 600_000).default('60000'),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000).default('10000'),
   SHUTDOWN_DELAY_MS: wholeNumber(0, 600_000).optional(),
   KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default('65000'),
@@ -222,6 +223,8 @@ export interface Config {
   queryTimeoutMs: number;
   /** Longest one export may stream, its snapshot's statements included, before it is cancelled. */
   exportTimeoutMs: number;
+  /** Longest one measurement of the stats may take; a request waits for it only until its own deadline. */
+  statsTimeoutMs: number;
   /** Longest a graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
   /**
@@ -403,6 +406,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     countBudgetMs: e.COUNT_BUDGET_MS,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     exportTimeoutMs: e.EXPORT_TIMEOUT_MS,
+    statsTimeoutMs: e.STATS_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS ?? (e.DATABASE_URL === undefined ? 0 : 5_000),
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,

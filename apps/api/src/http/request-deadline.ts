@@ -1,4 +1,4 @@
-import type { Database } from '@domain-index/db';
+import { DeadlineExceededError, type Database } from '@domain-index/db';
 import type { RequestHandler, Response } from 'express';
 import { readsUntil, type ReadNodes } from '../replicas/read-nodes';
 
@@ -39,4 +39,23 @@ export function readsOf(res: Locals, deps: { reads: ReadNodes }): ReadNodes {
   const deadline = deadlineOf(res);
   if (deadline === undefined) return deps.reads;
   return ((res.locals.reads as ReadNodes | undefined) ??= readsUntil(deps.reads, deadline));
+}
+
+/**
+ * Waits for work the request does not own (work shared by several requests, bounded by its own
+ * timeout) until the request's deadline: past it, the request fails as a statement past its
+ * deadline would (503, retry), and the work goes on for whoever asks next.
+ */
+export async function waitUntilDeadline<T>(res: Locals, work: Promise<T>): Promise<T> {
+  const deadline = deadlineOf(res);
+  if (deadline === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const passed = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, passed]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

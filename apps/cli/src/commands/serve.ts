@@ -139,6 +139,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       countBudgetMs: config.countBudgetMs,
       queryTimeoutMs: config.queryTimeoutMs,
       exportTimeoutMs: config.exportTimeoutMs,
+      statsTimeoutMs: config.statsTimeoutMs,
       eventRetentionDays: config.eventRetentionDays,
       alerts: { allowList: config.webhookAllowList, digestsAvailable: mailer !== undefined },
       cursorSecret: await loadCursorSecret(database),
