@@ -13,7 +13,7 @@ export const EVENT_DAYS = 14;
 /** The start of a UTC day. */
 const dayOf = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 
-/** What bench_meta says was made under a fingerprint; undefined when nothing was. */
+/** Whether bench_meta says this was made already (its fingerprint names what and how much). */
 async function madeBefore(database: Database, fingerprint: string): Promise<boolean> {
   await database.rows(sql`create table if not exists bench_meta (fingerprint text primary key, listings bigint not null, seeded_at timestamptz not null default now(), seconds real not null)`);
   const [row] = await database.rows<{ n: number }>(sql`select count(*)::int as n from bench_meta where fingerprint = ${fingerprint}`);
