@@ -92,18 +92,22 @@ async function measure(deps: RouteDeps, timeoutMs: number): Promise<StatsData> {
  */
 export function statsRoute(deps: RouteDeps): AppRouteImplementation<Contract['getStats']> {
   const timeoutMs = deps.statsTimeoutMs ?? DEFAULT_STATS_TIMEOUT_MS;
-  let cached: { at: number; data: Promise<StatsData> } | undefined;
+  let cached: { at: number; data: Promise<StatsData>; measured?: StatsData } | undefined;
   return async ({ res }) => {
     const at = deps.clock.now().getTime();
     if (cached === undefined || at - cached.at >= STATS_TTL_MS) {
-      const entry = { at, data: measure(deps, timeoutMs) };
+      const entry: NonNullable<typeof cached> = { at, data: measure(deps, timeoutMs) };
       cached = entry;
-      entry.data.catch(() => {
-        if (cached === entry) cached = undefined;
-      });
+      entry.data.then(
+        (data) => (entry.measured = data),
+        () => {
+          if (cached === entry) cached = undefined;
+        },
+      );
     }
+    // Once measured, every caller of the window is answered at once: no wait to bound.
     const measuring = cached.data;
-    const data = await orQueryFailed(() => waitUntilDeadline(res, measuring));
+    const data = cached.measured ?? (await orQueryFailed(() => waitUntilDeadline(res, measuring)));
     return { status: 200, body: { object: 'stats', data, meta: { ...META, counts: COUNTS_NOTE } } };
   };
 }
