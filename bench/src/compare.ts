@@ -60,6 +60,9 @@ function shapesFor(existingName: string): CompareShape[] {
     { name: 'three terms (an re st)', path: '/api/v1/domains?search=an%20re%20st', status: 200 },
     { name: 'multi-label tld (co.uk)', path: '/api/v1/domains?tld=co.uk', status: 200 },
     { name: 'source + price range', path: '/api/v1/domains?source=namemarket&min_price=100&max_price=500', status: 200 },
+    { name: 'ending_within=6', path: '/api/v1/domains?ending_within=6', status: 200 },
+    // measured once per 5 minutes and then served from the instance's cache: what is left is the API's own path
+    { name: 'stats (warm cache)', path: '/api/v1/stats', status: 200 },
   ];
 }
 

@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { searchQuerySchema } from '@domain-index/contract';
 import { listings, withoutWorkers, sql, type SQL } from '@domain-index/db';
-import { searchConditions } from '@domain-index/listings/filters';
+import { plannedConditions, searchConditions } from '@domain-index/listings/filters';
 import { EXACT_COUNT_CEILING, plannedCount } from '@domain-index/api/search/count';
 import { resolveOrdering } from '@domain-index/api/search/ordering';
 import { pageQuery } from '@domain-index/api/search/page-query';
@@ -74,7 +74,7 @@ for (const { name, query } of QUERIES) {
   // the 14 status=all orders count the same rows
   if (counted.has(key)) continue;
   counted.add(key);
-  const planned = await plannedCount(database, where);
+  const planned = await plannedCount(database, plannedConditions(searchQuerySchema.parse(query), now) ?? where);
   const row: Row = { shape: name, planned };
   rows.push(row);
   if (planned > EXACT_COUNT_CEILING) {

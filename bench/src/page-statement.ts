@@ -5,7 +5,7 @@ import { ApiMetrics } from '@domain-index/api/ops/api-metrics';
 import { PrimaryReads } from '@domain-index/api/replicas/read-nodes';
 import { Registry } from 'prom-client';
 import type { CursorPosition } from '@domain-index/api/search/cursor';
-import { searchConditions } from '@domain-index/listings/filters';
+import { plannedConditions, searchConditions } from '@domain-index/listings/filters';
 import { resolveOrdering } from '@domain-index/api/search/ordering';
 import { pageConditions, pageQuery } from '@domain-index/api/search/page-query';
 import { pageStrategy, type PageStrategy } from '@domain-index/api/search/page-strategy';
@@ -27,6 +27,6 @@ export async function pageStatement(
   const now = new Date();
   const where = searchConditions(q, now);
   const reads = new PrimaryReads(database, new ApiMetrics(new Registry()));
-  const strategy = pageStrategy(q, ordering, await countMatches(reads, where, COUNT_BUDGET_MS));
+  const strategy = pageStrategy(q, ordering, await countMatches(reads, where, COUNT_BUDGET_MS, plannedConditions(q, now)));
   return { ...pageQuery(database, pageConditions(q, now), ordering, after, q.limit, now, strategy).toSQL(), strategy };
 }

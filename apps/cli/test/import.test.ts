@@ -141,6 +141,7 @@ for (const { engine, skip } of testEngines()) {
       expect(indexes.length).toBeGreaterThan(15);
       const before = await tableOf(test.database);
       expect(before.statistics).toEqual([
+        expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
       ]);
@@ -167,10 +168,12 @@ for (const { engine, skip } of testEngines()) {
       await test.database.db.execute(sql`alter statistics listings_not_ended_stx rename to listings_load_0123456789ab_expr_stat`);
       await test.database.db.execute(sql`alter statistics listings_load_0123456789ab_expr_stat set statistics -1`);
       await test.database.db.execute(sql`drop statistics listings_status_bid_stx`);
-      // 0024, the latest migration, undone
-      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`);
-      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics']);
+      await test.database.db.execute(sql`drop statistics listings_auction_end_stx`);
+      // 0024 and the migrations after it undone
+      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at in (select created_at from drizzle.__drizzle_migrations order by created_at desc limit 2)`);
+      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics', '0025_auction_end_statistics']);
       expect((await tableOf(test.database)).statistics).toEqual([
+        expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
       ]);

@@ -7,7 +7,7 @@ import { META } from '../http/meta';
 import { orQueryFailed } from '@domain-index/api-errors/query-failed';
 import { CountCache, countMatches } from '../search/count';
 import { filtersFingerprint, fingerprint, type CursorCodec, type CursorPosition } from '../search/cursor';
-import { searchConditions } from '@domain-index/listings/filters';
+import { plannedConditions, searchConditions } from '@domain-index/listings/filters';
 import { pageRows } from '../search/page-query';
 import { PageStatements } from '../search/page-statements';
 import { hasSearchTerms, pageStrategy } from '../search/page-strategy';
@@ -24,10 +24,11 @@ import { requestNow } from '../http/request-now';
 export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImplementation<Contract['searchDomains']> {
   const counts = new CountCache();
   const statements = new PageStatements();
-  const count = async (reads: ReadNodes, key: string, where: () => SQL, now: number) => {
+  const count = async (reads: ReadNodes, key: string, where: () => { exact: SQL; planned: SQL | undefined }, now: number) => {
     const cached = counts.get(key, now);
     if (cached !== undefined) return cached;
-    const total = await countMatches(reads, where(), deps.countBudgetMs);
+    const conditions = where();
+    const total = await countMatches(reads, conditions.exact, deps.countBudgetMs, conditions.planned);
     counts.set(key, total, now);
     return total;
   };
@@ -50,7 +51,7 @@ export function searchRoute(deps: RouteDeps, cursors: CursorCodec): AppRouteImpl
       }
     }
     // The count's conditions, built only when the count is not cached.
-    const where = () => searchConditions(query, now);
+    const where = () => ({ exact: searchConditions(query, now), planned: plannedConditions(query, now) });
     const { limit } = query;
     const countKey = filtersFingerprint(query);
     const [rows, total] = await orQueryFailed(async () => {

@@ -14,19 +14,20 @@ const QUERY_CANCELED = '57014';
 
 /**
  * `total` of a search: an exact count when it finishes within the budget, else the planner's
- * estimate for the same filters (`planned`). A count that fails for another reason also falls
+ * estimate for the same filters (`planned`), asked of `plannedWhere` when there is one: the same
+ * rows, written for the planner (plannedConditions). A count that fails for another reason also falls
  * back to the estimate when the database was unavailable; when both fail, or the database
  * refused the statement, the error propagates (503 or 500), never a made-up number.
  * PGlite runs one statement at a time and has no statement timeout, so there the count is
  * always exact (the embedded database holds demo-sized data).
  */
-export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: number): Promise<Total> {
+export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: number, plannedWhere?: SQL): Promise<Total> {
   const countSql = countStatement(where);
   if (reads.engine === 'pglite') {
     const [row] = await reads.read('search_count', (database) => database.rows<{ n: number }>(countSql));
     return { value: row?.n ?? 0, accuracy: 'exact' };
   }
-  const estimate = await reads.read('search_estimate', (database) => plannedCount(database, where));
+  const estimate = await reads.read('search_estimate', (database) => plannedCount(database, plannedWhere ?? where));
   if (estimate > EXACT_COUNT_CEILING) return { value: estimate, accuracy: 'planned' };
   try {
     const value = await reads.read('search_count', (database) =>
