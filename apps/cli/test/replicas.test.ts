@@ -226,6 +226,11 @@ describe.skipIf(ownClustersSkipped())('reads on PostgreSQL streaming replicas', 
     primary = await startCluster([
       "shared_preload_libraries = 'pg_stat_statements'",
       'autovacuum = off',
+      // The WAL a replica still needs when it was stopped, or is still catching up, as another
+      // replica's base backup makes the primary checkpoint (--checkpoint=fast): without a slot
+      // only wal_keep_size keeps it. A CI run lost the first replica that way ("requested WAL
+      // segment ... has already been removed") and two tests waited for it in vain.
+      "wal_keep_size = '512MB'",
     ]);
     primaryDb = await createDatabaseOn(primary, 'api');
     await primaryDb.rows(sql`create extension pg_stat_statements`);
