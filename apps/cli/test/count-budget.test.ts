@@ -1,4 +1,4 @@
-import { sql } from '@domain-index/db';
+import { sql, type SQL } from '@domain-index/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { search } from './support/search-client';
@@ -10,6 +10,21 @@ const ROWS = 100_000;
 
 // The budget is a PostgreSQL statement timeout; PGlite always counts exactly (see count.ts).
 const postgres = testEngines().find((e) => e.engine === 'postgres')!;
+
+/**
+ * A database of the rows `rows` selects (the columns below, in order; every row of the source
+ * `alpha`), with the statistics the worker refreshes after every batch, and an API whose counts
+ * never fit their budget, so that every total is the planner's.
+ */
+async function plannedTotalsOver(rows: SQL): Promise<{ test: TestDatabase; api: RunningApi }> {
+  const test = await createTestDatabase('postgres');
+  await test.database.db.execute(sql`
+    insert into listings (domain_name, tld, status, source, length, has_hyphens, has_numbers, word_count, index_score, current_bid, auction_end_time, updated_at)
+    ${rows}`);
+  await test.database.db.execute(sql`insert into source_batches (source, applied_at) values ('alpha', now())`);
+  await refreshStatistics(test.database);
+  return { test, api: await startApi('postgres', { test, overrides: { countBudgetMs: 1 } }) };
+}
 
 describe.skipIf(postgres.skip)('total within the count budget on postgres', () => {
   let test: TestDatabase;
@@ -61,9 +76,7 @@ describe.skipIf(postgres.skip)('planned totals over a mix of fixed-price, runnin
   const ENDED = 20_000;
 
   beforeAll(async () => {
-    test = await createTestDatabase('postgres');
-    await test.database.db.execute(sql`
-      insert into listings (domain_name, tld, status, source, length, has_hyphens, has_numbers, word_count, index_score, current_bid, auction_end_time, updated_at)
+    ({ test, api: tightBudget } = await plannedTotalsOver(sql`
       select 'name' || g || '.com', 'com',
              case when g <= ${FIXED_PRICE} then 'available' else 'auction' end,
              'alpha', length('name' || g), false, true, 1, g % 100,
@@ -73,11 +86,7 @@ describe.skipIf(postgres.skip)('planned totals over a mix of fixed-price, runnin
                   when g <= ${FIXED_PRICE + RUNNING} then now() + make_interval(mins => 60 + g % 5000)
                   else now() - interval '1 hour' end,
              now()
-      from generate_series(1, ${FIXED_PRICE + RUNNING + ENDED}) as g`);
-    await test.database.db.execute(sql`insert into source_batches (source, applied_at) values ('alpha', now())`);
-    // The statistics the worker refreshes after every batch.
-    await refreshStatistics(test.database);
-    tightBudget = await startApi('postgres', { test, overrides: { countBudgetMs: 1 } });
+      from generate_series(1, ${FIXED_PRICE + RUNNING + ENDED}) as g`));
   }, 120_000);
   afterAll(async () => {
     await tightBudget?.close();
@@ -115,19 +124,14 @@ describe.skipIf(postgres.skip)('the planned total of a window of auctions when t
   const FIXED_PRICE = 30_000;
 
   beforeAll(async () => {
-    test = await createTestDatabase('postgres');
-    await test.database.db.execute(sql`
-      insert into listings (domain_name, tld, status, source, length, has_hyphens, has_numbers, word_count, index_score, current_bid, auction_end_time, updated_at)
+    ({ test, api: tightBudget } = await plannedTotalsOver(sql`
       select 'name' || g || '.com', 'com',
              case when g <= ${AUCTIONS} then 'auction' when g <= ${AUCTIONS + DROPPING} then 'dropping' else 'available' end,
              'alpha', length('name' || g), false, true, 1, g % 100, 10 + g % 90,
              case when g <= ${AUCTIONS} then now() + make_interval(mins => 1 + g % 14400)
                   when g <= ${AUCTIONS + DROPPING} then now() + make_interval(mins => 1 + g % 350) end,
              now()
-      from generate_series(1, ${AUCTIONS + DROPPING + FIXED_PRICE}) as g`);
-    await test.database.db.execute(sql`insert into source_batches (source, applied_at) values ('alpha', now())`);
-    await refreshStatistics(test.database);
-    tightBudget = await startApi('postgres', { test, overrides: { countBudgetMs: 1 } });
+      from generate_series(1, ${AUCTIONS + DROPPING + FIXED_PRICE}) as g`));
   }, 120_000);
   afterAll(async () => {
     await tightBudget?.close();
