@@ -60,15 +60,10 @@ async function measure(deps: RouteDeps, timeoutMs: number): Promise<StatsData> {
   const reads = readsUntil(deps.reads, Date.now() + timeoutMs);
   // One node answers all five, so that they describe one moment of one copy of the index; a
   // long read, so that a replica's read timeout (QUERY_TIMEOUT_MS + 1 s) does not cut it short.
-  const [totalRows, retrievableRows, liveRows, statusRows, sourceRows] = await reads.readLong('stats', (database) =>
-    Promise.all([
-      underTimeout(database, timeoutMs, (db) => statsQueries(db, now).total),
-      underTimeout(database, timeoutMs, (db) => statsQueries(db, now).retrievable),
-      underTimeout(database, timeoutMs, (db) => statsQueries(db, now).live),
-      underTimeout(database, timeoutMs, (db) => statsQueries(db, now).byStatus),
-      underTimeout(database, timeoutMs, (db) => statsQueries(db, now).bySource),
-    ]),
-  );
+  const [totalRows, retrievableRows, liveRows, statusRows, sourceRows] = await reads.readLong('stats', (database) => {
+    const counted = <T>(pick: (q: ReturnType<typeof statsQueries>) => PromiseLike<T>) => underTimeout(database, timeoutMs, (db) => pick(statsQueries(db, now)));
+    return Promise.all([counted((q) => q.total), counted((q) => q.retrievable), counted((q) => q.live), counted((q) => q.byStatus), counted((q) => q.bySource)]);
+  });
   const statusCounts = Object.fromEntries(LISTING_STATUSES.map((status) => [status, 0])) as StatsData['by_status'];
   for (const row of statusRows) statusCounts[row.key] = row.n;
   // Keys are exactly the configured marketplaces: a configured one without rows counts 0.
