@@ -63,6 +63,11 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
   }
 }
 
+/** What the benchmark made in a database, and how long it took: a row per fingerprint. */
+export async function ensureBenchMeta(database: Awaited<ReturnType<typeof openDatabase>>): Promise<void> {
+  await database.rows(sql`create table if not exists bench_meta (fingerprint text primary key, listings bigint not null, seeded_at timestamptz not null default now(), seconds real not null)`);
+}
+
 /**
  * The benchmark's listings: reused when the database already holds them (same fingerprint and
  * row count), else seeded through `domain-index seed`, timed.
@@ -73,7 +78,7 @@ export async function ensureDataset(url: string, rows: number, seed: number): Pr
   const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
   try {
     await migrateDatabase(database);
-    await database.rows(sql`create table if not exists bench_meta (fingerprint text primary key, listings bigint not null, seeded_at timestamptz not null default now(), seconds real not null)`);
+    await ensureBenchMeta(database);
     const [meta] = await database.rows<{ listings: string; seconds: number }>(sql`select listings::text, seconds from bench_meta where fingerprint = ${fingerprint}`);
     const [count] = await database.rows<{ n: string }>(sql`select count(*)::text as n from listings`);
     if (meta !== undefined && meta.listings === count?.n) {

@@ -3,6 +3,7 @@
 // straight in SQL (a day of events is one statement), kept between runs and remade only when
 // their fingerprint in bench_meta differs (another size, or another day).
 import { openDatabase, sql, type Database } from '@domain-index/db';
+import { ensureBenchMeta } from './dataset';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const DAY = 86_400_000;
@@ -15,7 +16,7 @@ const dayOf = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMont
 
 /** Whether bench_meta says this was made already (its fingerprint names what and how much). */
 async function madeBefore(database: Database, fingerprint: string): Promise<boolean> {
-  await database.rows(sql`create table if not exists bench_meta (fingerprint text primary key, listings bigint not null, seeded_at timestamptz not null default now(), seconds real not null)`);
+  await ensureBenchMeta(database);
   const [row] = await database.rows<{ n: number }>(sql`select count(*)::int as n from bench_meta where fingerprint = ${fingerprint}`);
   return row?.n === 1;
 }
