@@ -153,3 +153,44 @@ describe.skipIf(postgres.skip)('the planned total of a window of auctions when t
     expect(window.page!.data).toHaveLength(10);
   });
 });
+
+describe.skipIf(postgres.skip)('the planned total of a search term, on postgres', () => {
+  let test: TestDatabase;
+  let tightBudget: RunningApi;
+  // Twenty terms, each in 1 name of 50, spread over the names by a hash of their number. The
+  // table is smaller than ANALYZE's sample, so every refresh gives the same statistics: a term's
+  // planned total is the share of the names' histogram that holds it, 1,000 names of the column
+  // or 10,000 of migration 0026's expression.
+  const ROWS = 100_000;
+  const TERMS = ['shop', 'bike', 'cafe', 'golf', 'wolf', 'jury', 'kiwi', 'lux', 'fox', 'sky', 'bold', 'crypt', 'pix', 'quiz', 'zulu', 'joy', 'vibe', 'yoga', 'wiz', 'hub'];
+
+  beforeAll(async () => {
+    ({ test, api: tightBudget } = await plannedTotalsOver(sql`
+      select 'name' || g || coalesce((${sql.param(TERMS)}::text[])[1 + h % 50], '') || '.com', 'com', 'available',
+             'alpha', 12, false, true, 1, g % 100, 100 + g % 900, null::timestamptz, now()
+      from (select g, ('x' || substr(md5(g::text), 1, 8))::bit(32)::int & 2147483647 as h
+            from generate_series(1, ${ROWS}) as g) as numbered`));
+  }, 120_000);
+  afterAll(async () => {
+    await tightBudget?.close();
+    await test?.dispose();
+  });
+
+  it('estimates every term within 25 % of its true count, from a histogram of 10,000 names', async () => {
+    // From the column's 1,000 names, a term in 2 % of them is about 20 entries of the histogram,
+    // whose spread is about a fifth: 8 of these 20 terms came out more than 25 % off (jury
+    // +70 %). From 10,000 the worst was 15 % (hub).
+    const misses: { term: string; planned: number; truth: number }[] = [];
+    for (const term of TERMS) {
+      const [truth] = await test.database.rows<{ n: number }>(sql`select count(*)::int as n from listings where domain_name like ${`%${term}%`}`);
+      expect(truth!.n).toBeGreaterThan(1_500);
+      const result = await search(tightBudget, { status: 'all', search: term, limit: '10' });
+      expect(result.page!.total.accuracy).toBe('planned');
+      const planned = result.page!.total.value;
+      if (Math.abs(planned / truth!.n - 1) >= 0.25) misses.push({ term, planned, truth: truth!.n });
+      // the page is the term's names
+      expect(result.page!.data.map((domain) => domain.domain_name).every((name) => name.includes(term))).toBe(true);
+    }
+    expect(misses).toEqual([]);
+  });
+});

@@ -142,6 +142,7 @@ for (const { engine, skip } of testEngines()) {
       const before = await tableOf(test.database);
       expect(before.statistics).toEqual([
         expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
+        expect.objectContaining({ stxname: 'listings_name_terms_stx', target: 10000 }),
         expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
       ]);
@@ -169,11 +170,13 @@ for (const { engine, skip } of testEngines()) {
       await test.database.db.execute(sql`alter statistics listings_load_0123456789ab_expr_stat set statistics -1`);
       await test.database.db.execute(sql`drop statistics listings_status_bid_stx`);
       await test.database.db.execute(sql`drop statistics listings_auction_end_stx`);
+      await test.database.db.execute(sql`drop statistics listings_name_terms_stx`);
       // 0024 and the migrations after it undone
-      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at in (select created_at from drizzle.__drizzle_migrations order by created_at desc limit 2)`);
-      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics', '0025_auction_end_statistics']);
+      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at in (select created_at from drizzle.__drizzle_migrations order by created_at desc limit 3)`);
+      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics', '0025_auction_end_statistics', '0026_term_statistics']);
       expect((await tableOf(test.database)).statistics).toEqual([
         expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
+        expect.objectContaining({ stxname: 'listings_name_terms_stx', target: 10000 }),
         expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
       ]);
@@ -211,6 +214,10 @@ for (const { engine, skip } of testEngines()) {
       expect(bounds['domain_name']).toBe(1001);
       expect(bounds['id']).toBe(101);
       expect(Object.keys(bounds)).toEqual(expect.arrayContaining(['tld', 'source', 'status', 'index_score', 'current_bid', 'auction_end_time']));
+      // and the names' own histogram for planned totals of terms (migration 0026) 10,000 buckets
+      const [terms] = await test.database.rows<{ bounds: number }>(sql`
+        select array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats_ext_exprs where statistics_name = 'listings_name_terms_stx'`);
+      expect(terms?.bounds).toBe(10001);
     });
 
     it('serves the loaded rows at once to an API whose connections prepared their statements against the table replaced', async () => {

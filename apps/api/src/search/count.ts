@@ -14,10 +14,13 @@ const QUERY_CANCELED = '57014';
 
 /**
  * `total` of a search: an exact count when it finishes within the budget, else the planner's
- * estimate for the same filters (`planned`), asked of `plannedWhere` when there is one: the same
- * rows, written for the planner (plannedConditions). A count that fails for another reason also falls
- * back to the estimate when the database was unavailable; when both fail, or the database
- * refused the statement, the error propagates (503 or 500), never a made-up number.
+ * estimate for the same filters (`planned`). The estimate that decides whether to count at all
+ * needs only its order of magnitude, and is asked of the search's own conditions; the one a
+ * caller is given is asked of `plannedWhere` when there is one: the same rows, written for the
+ * planner (plannedConditions), whose finer statistics cost a term a millisecond of planning,
+ * paid only when the answer is planned. A count that fails for another reason also falls back to
+ * the estimate when the database was unavailable; when both fail, or the database refused the
+ * statement, the error propagates (503 or 500), never a made-up number.
  * PGlite runs one statement at a time and has no statement timeout, so there the count is
  * always exact (the embedded database holds demo-sized data).
  */
@@ -27,8 +30,9 @@ export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: numbe
     const [row] = await reads.read('search_count', (database) => database.rows<{ n: number }>(countSql));
     return { value: row?.n ?? 0, accuracy: 'exact' };
   }
-  const estimate = await reads.read('search_estimate', (database) => plannedCount(database, plannedWhere ?? where));
-  if (estimate > EXACT_COUNT_CEILING) return { value: estimate, accuracy: 'planned' };
+  const estimate = await reads.read('search_estimate', (database) => plannedCount(database, where));
+  const planned = async (): Promise<Total> => ({ value: plannedWhere === undefined ? estimate : await finerEstimate(reads, plannedWhere, estimate), accuracy: 'planned' });
+  if (estimate > EXACT_COUNT_CEILING) return planned();
   try {
     const value = await reads.read('search_count', (database) =>
       database.db
@@ -44,11 +48,24 @@ export async function countMatches(reads: ReadNodes, where: SQL, budgetMs: numbe
           throw error;
         }),
     );
-    return value === undefined ? { value: estimate, accuracy: 'planned' } : { value, accuracy: 'exact' };
+    return value === undefined ? await planned() : { value, accuracy: 'exact' };
   } catch (error) {
     // The database briefly gone: the estimate stands in. A statement the database refused is
     // a defect, and the estimate must not hide it.
-    if (classifyDatabaseFailure(error).kind === 'unavailable') return { value: estimate, accuracy: 'planned' };
+    if (classifyDatabaseFailure(error).kind === 'unavailable') return planned();
+    throw error;
+  }
+}
+
+/**
+ * The planner's estimate of `plannedWhere`; the first estimate when the database is unavailable
+ * for this one too (it answered a moment ago), so that a planned total still stands in.
+ */
+async function finerEstimate(reads: ReadNodes, plannedWhere: SQL, estimate: number): Promise<number> {
+  try {
+    return await reads.read('search_estimate', (database) => plannedCount(database, plannedWhere));
+  } catch (error) {
+    if (classifyDatabaseFailure(error).kind === 'unavailable') return estimate;
     throw error;
   }
 }
