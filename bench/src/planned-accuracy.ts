@@ -1,7 +1,9 @@
 // How far the planned totals are from the true counts: for every search shape, the planner's
 // estimate (what a search answers as `total.accuracy: planned` when the exact count misses its
 // budget) against count(*), after each of several fresh ANALYZEs, since every ANALYZE draws a
-// new sample and the estimates move with it.
+// new sample and the estimates move with it. Beside it, from the same statistics, the estimate
+// of the shape's own conditions (searchConditions), which the API asked before plannedConditions
+// rewrote a shape for the planner: before and after in one run, on one sample.
 //   BENCH_DATABASE_URL=... PLANNED_ROUNDS=5 pnpm --filter @domain-index/bench planned-accuracy
 // Writes bench/results/planned-accuracy-<millions>m.json (PLANNED_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
@@ -28,6 +30,9 @@ interface ShapeAccuracy {
   planned: number[];
   /** Signed errors of the planned totals against the true count, percent. */
   errors: number[];
+  /** The estimates of the shape's own conditions, from the same statistics, and their errors. */
+  ownPlanned: number[];
+  ownErrors: number[];
 }
 
 const shapes = SEARCH_SHAPES.filter((shape) => shape.kind === 'search');
@@ -37,7 +42,7 @@ for (const shape of shapes) {
   const [row] = await database.rows<{ n: string }>(
     sql`select count(*)::text as n from listings where ${where}`,
   );
-  results.push({ name: shape.name, trueCount: Number(row?.n), planned: [], errors: [] });
+  results.push({ name: shape.name, trueCount: Number(row?.n), planned: [], errors: [], ownPlanned: [], ownErrors: [] });
 }
 const analyzeSeconds: number[] = [];
 for (let round = 0; round < rounds; round += 1) {
@@ -49,9 +54,13 @@ for (let round = 0; round < rounds; round += 1) {
     // as the API asks it: of the same rows written for the planner
     const query = searchQuerySchema.parse(shape.query ?? {});
     const planned = await plannedCount(database, plannedConditions(query, now) ?? searchConditions(query, now));
+    const own = await plannedCount(database, searchConditions(query, now));
     const result = results[i]!;
+    const error = (estimate: number) => (result.trueCount === 0 ? 0 : (estimate / result.trueCount - 1) * 100);
     result.planned.push(planned);
-    result.errors.push(result.trueCount === 0 ? 0 : (planned / result.trueCount - 1) * 100);
+    result.errors.push(error(planned));
+    result.ownPlanned.push(own);
+    result.ownErrors.push(error(own));
   }
   process.stderr.write(
     `round ${round + 1}/${rounds}: statistics refreshed in ${analyzeSeconds.at(-1)!.toFixed(1)} s\n`,
@@ -64,12 +73,12 @@ const worst = (errors: number[]) => errors.reduce((a, b) => (Math.abs(b) > Math.
 console.log(
   `${listings} listings, ${rounds} ANALYZEs (${analyzeSeconds.map((s) => s.toFixed(1)).join(', ')} s)\n`,
 );
-console.log('| shape | true count | planned, per ANALYZE | error range | worst |');
-console.log('|---|---|---|---|---|');
+const range = (errors: number[]) => `${percent(Math.min(...errors))} to ${percent(Math.max(...errors))}`;
+console.log('| shape | true count | planned, per ANALYZE | error range | worst | own conditions: error range |');
+console.log('|---|---|---|---|---|---|');
 for (const r of results) {
-  const range = `${percent(Math.min(...r.errors))} to ${percent(Math.max(...r.errors))}`;
   console.log(
-    `| ${r.name} | ${r.trueCount} | ${r.planned.join(', ')} | ${range} | ${percent(worst(r.errors))} |`,
+    `| ${r.name} | ${r.trueCount} | ${r.planned.join(', ')} | ${range(r.errors)} | ${percent(worst(r.errors))} | ${range(r.ownErrors)} |`,
   );
 }
 const file = resultsFileFor('planned-accuracy', Number(listings), 'PLANNED_RESULTS_FILE');
