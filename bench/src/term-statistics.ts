@@ -1,11 +1,16 @@
-// What the names' histogram of 10,000 entries (migration 0026) costs, side by side in one run:
+// What a statistics object for the planned total of a term costs, side by side in one run:
+// the names' histogram of 10,000 entries (migration 0026, listings_name_terms_stx, the default)
+// or the names' pieces (0027, STATISTICS_OBJECT=listings_name_grams_stx):
 // - the worker's statistics refresh with and without the object, alternating (dropped and made
-//   again between rounds; the run ends with it in place and fresh);
-// - the planner's estimate of each term shape, asked of the column (the search's own
-//   conditions, as before 0026) and of the expression (plannedConditions), alternating, median
-//   client-side time of each.
+//   again between rounds; the run ends with it in place and fresh), and the most memory the
+//   database backend held outside shared memory while it ran (read from /proc, so only for a
+//   server on this machine);
+// - the planner's estimate of each term shape (TERMS, comma-separated), asked of the column
+//   (the search's own conditions, as before 0026) and as the API asks it (plannedConditions),
+//   alternating, median client-side time of each.
 // Its accuracy is planned-accuracy's (the estimate of both forms from the same statistics).
 //   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench term-statistics [rounds] [runs]
+import { readFileSync } from 'node:fs';
 import { searchQuerySchema } from '@domain-index/contract';
 import { openDatabase, sql } from '@domain-index/db';
 import { plannedCount } from '@domain-index/api/search/count';
@@ -16,20 +21,48 @@ import { median } from './statements';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const RUNS = Number(process.argv[3] ?? 300);
-const TERMS = ['shop', 'zyg', 'shop zyg'];
+const OBJECT = process.env.STATISTICS_OBJECT ?? 'listings_name_terms_stx';
+const TERMS = (process.env.TERMS ?? 'shop,zyg,shop zyg').split(',');
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
 
-// The object as the database's migrations made it (0026), to be made again exactly so.
+// The object as the database's migrations made it, to be made again exactly so.
 const [made] = await database.rows<{ definition: string; target: number }>(sql`
   select pg_get_statisticsobjdef(oid) as definition, stxstattarget::int as target
-  from pg_statistic_ext where stxname = 'listings_name_terms_stx'`);
-if (made === undefined) throw new Error('listings_name_terms_stx is missing: run domain-index migrate first');
+  from pg_statistic_ext where stxname = ${OBJECT}`);
+if (made === undefined) throw new Error(`${OBJECT} is missing: run domain-index migrate first`);
 
 async function withObject(present: boolean): Promise<void> {
-  await database.db.execute(sql`drop statistics if exists listings_name_terms_stx`);
+  await database.db.execute(sql.raw(`drop statistics if exists ${OBJECT}`));
   if (!present) return;
   await database.db.execute(sql.raw(made!.definition));
-  await database.db.execute(sql.raw(`alter statistics listings_name_terms_stx set statistics ${made!.target}`));
+  await database.db.execute(sql.raw(`alter statistics ${OBJECT} set statistics ${made!.target}`));
+}
+
+// The backend that runs the refresh (the pool holds one connection).
+const [backend] = await database.rows<{ pid: number }>(sql`select pg_backend_pid() as pid`);
+
+/** The backend's private resident memory now, MiB; undefined when its /proc entry is not readable. */
+function backendMiB(): number | undefined {
+  try {
+    const kib = /RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${backend!.pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The refresh's seconds and the most memory the backend held while it ran (sampled every 50 ms). */
+async function refreshMeasured(): Promise<{ seconds: number; peakMiB: number | undefined }> {
+  let peak = backendMiB();
+  const sampler = setInterval(() => {
+    const now = backendMiB();
+    if (now !== undefined) peak = Math.max(peak ?? 0, now);
+  }, 50);
+  try {
+    return { seconds: await secondsOf(() => refreshStatistics(database)), peakMiB: peak };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 async function secondsOf(work: () => Promise<void>): Promise<number> {
@@ -46,23 +79,27 @@ const rowBytes = Number(size!.heap) / Math.max(rows, 1);
 
 const without: number[] = [];
 const withIt: number[] = [];
+const peaks: [number[], number[]] = [[], []];
 for (let round = 0; round < ROUNDS; round += 1) {
-  await withObject(false);
-  without.push(await secondsOf(() => refreshStatistics(database)));
-  await withObject(true);
-  withIt.push(await secondsOf(() => refreshStatistics(database)));
+  for (const present of [false, true]) {
+    await withObject(present);
+    const { seconds, peakMiB } = await refreshMeasured();
+    (present ? withIt : without).push(seconds);
+    if (peakMiB !== undefined) peaks[present ? 1 : 0].push(peakMiB);
+  }
   process.stderr.write(`round ${round + 1}/${ROUNDS}: refresh ${without.at(-1)!.toFixed(1)} s without, ${withIt.at(-1)!.toFixed(1)} s with\n`);
 }
-const sampled = (target: number) => Math.min(rows, 300 * target);
-console.log(`${rows} listings, ${ROUNDS} rounds\n`);
+console.log(`${rows} listings, ${ROUNDS} rounds, ${OBJECT} (${made.definition}, target ${made.target})\n`);
 console.log('| refresh | without the object | with it | ratio |\n|---|---|---|---|');
 const [a, b] = [median(without), median(withIt)];
 console.log(`| seconds (median; each: ${without.map((s) => s.toFixed(1)).join(', ')} / ${withIt.map((s) => s.toFixed(1)).join(', ')}) | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(b / a).toFixed(2)} |`);
-console.log(
-  `| rows domain_name's ANALYZE samples (held in memory, about ${Math.round(rowBytes)} bytes each) | ${sampled(1000)} (~${Math.round((sampled(1000) * rowBytes) / 2 ** 20)} MiB) | ${sampled(10000)} (~${Math.round((sampled(10000) * rowBytes) / 2 ** 20)} MiB) | ${(sampled(10000) / sampled(1000)).toFixed(1)} |\n`,
-);
+if (peaks[0].length > 0 && peaks[1].length > 0) {
+  const [p, q] = [Math.max(...peaks[0]), Math.max(...peaks[1])];
+  console.log(`| the backend's most private memory (RssAnon), MiB | ${p.toFixed(0)} | ${q.toFixed(0)} | ${(q / p).toFixed(2)} |`);
+}
+console.log(`| heap bytes per row | ${Math.round(rowBytes)} | | |\n`);
 
-console.log(`| estimate (EXPLAIN, median of ${RUNS}) | column, ms | expression, ms | ratio |\n|---|---|---|---|`);
+console.log(`| estimate (EXPLAIN, median of ${RUNS}) | column, ms | as the API asks it, ms | ratio |\n|---|---|---|---|`);
 const now = new Date();
 for (const search of TERMS) {
   const query = searchQuerySchema.parse({ search });
