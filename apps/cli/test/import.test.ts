@@ -16,10 +16,13 @@ const other: SourceConfig = { ...DEFAULT_SOURCES[0]!, id: 'beta', format: 'jsonl
 
 /** The listings table's indexes as PostgreSQL would recreate them, and whether each is usable. */
 async function indexesOf(database: Database): Promise<string[]> {
-  const rows = await database.rows<{ definition: string; valid: boolean }>(sql`
-    select pg_get_indexdef(indexrelid) as definition, indisvalid as valid
+  // with the statistics targets set on an index's columns (migration 0027: the bigrams')
+  const rows = await database.rows<{ definition: string; valid: boolean; targets: string | null }>(sql`
+    select pg_get_indexdef(indexrelid) as definition, indisvalid as valid,
+           (select string_agg(attnum || ':' || attstattarget, ' ' order by attnum) from pg_attribute
+            where attrelid = indexrelid and attstattarget >= 0) as targets
     from pg_index where indrelid = 'listings'::regclass order by 1`);
-  return rows.map((row) => `${row.definition}${row.valid ? '' : ' (INVALID)'}`);
+  return rows.map((row) => `${row.definition}${row.valid ? '' : ' (INVALID)'}${row.targets === null ? '' : ` (statistics ${row.targets})`}`);
 }
 
 /** The listings table's identity and definition: columns, constraints, options, statistics targets and objects, identity sequence. */
@@ -139,6 +142,7 @@ for (const { engine, skip } of testEngines()) {
     it('loads an empty index with the bulk path into a table of its own, which takes the place of listings with every index, constraint and setting', async () => {
       const indexes = await indexesOf(test.database);
       expect(indexes.length).toBeGreaterThan(15);
+      expect(indexes).toContain('CREATE INDEX listings_domain_name_bigrams_idx ON public.listings USING gin (domain_bigrams(domain_name)) (statistics 1:1000)');
       const before = await tableOf(test.database);
       expect(before.statistics).toEqual([
         expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
@@ -171,15 +175,17 @@ for (const { engine, skip } of testEngines()) {
       await test.database.db.execute(sql`drop statistics listings_status_bid_stx`);
       await test.database.db.execute(sql`drop statistics listings_auction_end_stx`);
       await test.database.db.execute(sql`drop statistics listings_name_terms_stx`);
+      await test.database.db.execute(sql`alter index listings_domain_name_bigrams_idx alter column 1 set statistics -1`);
       // 0024 and the migrations after it undone
-      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at in (select created_at from drizzle.__drizzle_migrations order by created_at desc limit 3)`);
-      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics', '0025_auction_end_statistics', '0026_term_statistics']);
+      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at in (select created_at from drizzle.__drizzle_migrations order by created_at desc limit 4)`);
+      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics', '0025_auction_end_statistics', '0026_term_statistics', '0027_bigram_statistics']);
       expect((await tableOf(test.database)).statistics).toEqual([
         expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_name_terms_stx', target: 10000 }),
         expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
       ]);
+      expect(await indexesOf(test.database)).toContain('CREATE INDEX listings_domain_name_bigrams_idx ON public.listings USING gin (domain_bigrams(domain_name)) (statistics 1:1000)');
     });
 
     it('loads two batches of one source into an empty index as two switches, the second one winning', async () => {

@@ -12,6 +12,11 @@ interface IndexPlan {
   loadName: string;
   /** CREATE INDEX for the loaded table. */
   create: string;
+  /**
+   * The statistics targets set on its columns (migration 0027: the bigrams'), set again on the
+   * loaded table's index once it is built: CREATE INDEX from its definition leaves the default.
+   */
+  targets: string[];
   /** The primary key or unique constraint that owns it, added back over it at the swap. */
   constraint: { name: string; kind: 'PRIMARY KEY' | 'UNIQUE' } | undefined;
 }
@@ -93,10 +98,13 @@ export class FirstLoad {
       definition: string;
       constraint_name: string | null;
       constraint_type: string | null;
+      targets: { column: number; target: number }[] | string;
     }>(
       await tx.execute(sql`
         select quote_ident(c.relname) as name, pg_get_indexdef(i.indexrelid) as definition,
-               quote_ident(k.conname) as constraint_name, k.contype::text as constraint_type
+               quote_ident(k.conname) as constraint_name, k.contype::text as constraint_type,
+               coalesce((select json_agg(json_build_object('column', a.attnum, 'target', a.attstattarget) order by a.attnum)
+                         from pg_attribute a where a.attrelid = i.indexrelid and a.attstattarget >= 0), '[]') as targets
         from pg_index i
         join pg_class c on c.oid = i.indexrelid
         left join pg_constraint k on k.conindid = i.indexrelid and k.conrelid = i.indrelid and k.contype in ('p', 'u')
@@ -119,7 +127,10 @@ export class FirstLoad {
               name: index.constraint_name,
               kind: index.constraint_type === 'p' ? ('PRIMARY KEY' as const) : ('UNIQUE' as const),
             };
-      return { name: index.name, loadName, create, constraint };
+      const targets = (typeof index.targets === 'string' ? (JSON.parse(index.targets) as { column: number; target: number }[]) : index.targets).map(
+        ({ column, target }) => `alter index "${loadName}" alter column ${column} set statistics ${target}`,
+      );
+      return { name: index.name, loadName, create, targets, constraint };
     });
     // Privileges granted on listings (a read-only role of the API, say) go to its successor.
     const grants = resultRows<{ grant: string }>(
@@ -152,7 +163,10 @@ export class FirstLoad {
    * table in place of listings (`swap`).
    */
   async finish(tx: Transaction): Promise<void> {
-    for (const index of this.indexes) await tx.execute(sql.raw(index.create));
+    for (const index of this.indexes) {
+      await tx.execute(sql.raw(index.create));
+      for (const target of index.targets) await tx.execute(sql.raw(target));
+    }
     await this.swap(tx);
   }
 
@@ -178,6 +192,7 @@ export class FirstLoad {
             await database.db.transaction(async (tx) => {
               await raiseMaintenanceMemory(tx);
               await tx.execute(sql.raw(index.create));
+              for (const target of index.targets) await tx.execute(sql.raw(target));
             });
           } catch (error) {
             failure ??= error instanceof Error ? error : new Error(String(error));
