@@ -5,7 +5,10 @@
 // terms:
 // - its planned total, asked as the API asks it, against its true count;
 // - its page statement as the API sends it (the strategy found the way the API finds it), the
-//   median client-side time of [runs] runs, and the plan PostgreSQL chose for it.
+//   median client-side time of [runs] runs, the plan PostgreSQL chose for it, and the median
+//   time PostgreSQL took to plan it (EXPLAIN's planning time, 100 runs): with the same plan,
+//   planning is the only work the statistics can change, and it is measured apart from the
+//   page's time, which moves with the page cache after each ANALYZE.
 // The run ends with the target the migrations set, and fresh statistics.
 //   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench bigram-statistics [rounds] [runs]
 // Writes bench/results/bigram-statistics-<millions>m.json (BIGRAM_RESULTS_FILE to override).
@@ -41,6 +44,7 @@ function planShape(node: Record<string, unknown>): string {
 interface Measured {
   planned: number;
   pageMs: number;
+  planningMs: number;
   strategy: string;
   plan: string;
 }
@@ -69,8 +73,13 @@ for (let round = 0; round < ROUNDS; round += 1) {
         const ms = await timed(client, statement);
         if (run >= 3) times.push(ms);
       }
+      const planning: number[] = [];
+      for (let run = 0; run < 103; run += 1) {
+        const [summary] = (await client.unsafe(`explain (summary, format json) ${statement.sql}`, statement.params as never[])) as { 'QUERY PLAN': [{ 'Planning Time': number }] }[];
+        if (run >= 3) planning.push(summary!['QUERY PLAN'][0]['Planning Time']);
+      }
       const list = measured[target]!.get(search) ?? [];
-      list.push({ planned, pageMs: median(times), strategy: statement.strategy, plan: planShape(explained!['QUERY PLAN'][0].Plan) });
+      list.push({ planned, pageMs: median(times), planningMs: median(planning), strategy: statement.strategy, plan: planShape(explained!['QUERY PLAN'][0].Plan) });
       measured[target]!.set(search, list);
     }
     process.stderr.write(`round ${round + 1}/${ROUNDS}, target ${target}: ANALYZE ${analyzeSeconds[target]!.at(-1)!.toFixed(1)} s\n`);
@@ -87,17 +96,19 @@ const percent = (planned: number, truth: number) => {
 };
 const [low, high] = TARGETS;
 console.log(`${listings} listings, ${ROUNDS} rounds; ANALYZE of the whole table: ${analyzeSeconds[low]!.map((s) => s.toFixed(1)).join(', ')} s at ${low}, ${analyzeSeconds[high]!.map((s) => s.toFixed(1)).join(', ')} s at ${high}\n`);
-console.log(`| search | true count | planned at ${low} | planned at ${high} | page ms at ${low} | page ms at ${high} | ratio | same plan |`);
-console.log('|---|---|---|---|---|---|---|---|');
+console.log(`| search | true count | planned at ${low} | planned at ${high} | page ms at ${low} | page ms at ${high} | ratio | planning ms at ${low} | at ${high} | ratio | same plan |`);
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 const rows = TERMS.map((search) => {
   const a = measured[low]!.get(search)!;
   const b = measured[high]!.get(search)!;
   const truth = truths.get(search)!;
   const pageA = median(a.map((m) => m.pageMs));
   const pageB = median(b.map((m) => m.pageMs));
+  const planA = median(a.map((m) => m.planningMs));
+  const planB = median(b.map((m) => m.planningMs));
   const samePlan = a.every((m) => m.plan === b[0]!.plan) && b.every((m) => m.plan === b[0]!.plan);
   console.log(
-    `| ${search} | ${truth} | ${a.map((m) => percent(m.planned, truth)).join(', ')} | ${b.map((m) => percent(m.planned, truth)).join(', ')} | ${pageA.toFixed(1)} | ${pageB.toFixed(1)} | ${(pageB / pageA).toFixed(2)} | ${samePlan ? 'yes' : `no: ${a[0]!.plan} / ${b[0]!.plan}`} |`,
+    `| ${search} | ${truth} | ${a.map((m) => percent(m.planned, truth)).join(', ')} | ${b.map((m) => percent(m.planned, truth)).join(', ')} | ${pageA.toFixed(1)} | ${pageB.toFixed(1)} | ${(pageB / pageA).toFixed(2)} | ${planA.toFixed(2)} | ${planB.toFixed(2)} | ${(planB / planA).toFixed(2)} | ${samePlan ? 'yes' : `no: ${a[0]!.plan} / ${b[0]!.plan}`} |`,
   );
   return { search, trueCount: truth, [`target${low}`]: a, [`target${high}`]: b };
 });
