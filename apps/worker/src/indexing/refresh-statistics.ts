@@ -25,6 +25,12 @@ import { sql, type Database } from '@domain-index/db';
  * instead of 5.9 at 5M listings and 23.7 instead of 7.1 at 20M, and that ANALYZE holds the
  * sampled rows (about 240 bytes each, 0.7 GB) in the database server's memory while it runs
  * (bench/notes/103). An object over expressions alone (0022, 0025) is built by every group.
+ *
+ * No ANALYZE that names columns builds an index's statistics: the bigram index's list of
+ * bigrams (0027: every one of them, for the planned total of a two-character term) comes from
+ * PostgreSQL's autovacuum, which analyses the whole table once a tenth of it changed; these
+ * ANALYZEs do not reset its count. Analysing the whole table here would take 107 s at 30M
+ * listings instead of 30 (bench/notes/103, 104).
  */
 export async function refreshStatistics(database: Database): Promise<void> {
   await database.db.execute(sql`vacuum listings`);
