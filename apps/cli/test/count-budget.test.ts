@@ -29,6 +29,18 @@ async function plannedTotalsOver(rows: SQL): Promise<{ test: TestDatabase; api: 
   return { test, api: await startApi('postgres', { test, overrides: { countBudgetMs: 1 } }) };
 }
 
+/**
+ * `rows` fixed-price names (plannedTotalsOver's columns), `name<n>.com`, of which 1 in `every`
+ * per term holds one of `terms` after its number, the term picked by a hash of the number.
+ */
+function namesWithTerms(rows: number, terms: string[], every: number): SQL {
+  return sql`
+    select 'name' || g || coalesce((${sql.param(terms)}::text[])[1 + h % ${every}], '') || '.com', 'com', 'available',
+           'alpha', 12, false, true, 1, g % 100, 100 + g % 900, null::timestamptz, now()
+    from (select g, ('x' || substr(md5(g::text), 1, 8))::bit(32)::int & 2147483647 as h
+          from generate_series(1, ${rows}) as g) as numbered`;
+}
+
 describe.skipIf(postgres.skip)('total within the count budget on postgres', () => {
   let test: TestDatabase;
   let tightBudget: RunningApi;
@@ -168,11 +180,7 @@ describe.skipIf(postgres.skip)('the planned total of a search term, on postgres'
   const TERMS = ['shop', 'bike', 'cafe', 'golf', 'wolf', 'jury', 'kiwi', 'lux', 'fox', 'sky', 'bold', 'crypt', 'pix', 'quiz', 'zulu', 'joy', 'vibe', 'yoga', 'wiz', 'hub'];
 
   beforeAll(async () => {
-    ({ test, api: tightBudget } = await plannedTotalsOver(sql`
-      select 'name' || g || coalesce((${sql.param(TERMS)}::text[])[1 + h % 50], '') || '.com', 'com', 'available',
-             'alpha', 12, false, true, 1, g % 100, 100 + g % 900, null::timestamptz, now()
-      from (select g, ('x' || substr(md5(g::text), 1, 8))::bit(32)::int & 2147483647 as h
-            from generate_series(1, ${ROWS}) as g) as numbered`));
+    ({ test, api: tightBudget } = await plannedTotalsOver(namesWithTerms(ROWS, TERMS, 50)));
   }, 120_000);
   afterAll(async () => {
     await tightBudget?.close();
@@ -206,11 +214,7 @@ describe.skipIf(postgres.skip)('the planned total of a two-character term, on po
   const TERMS = ['qz', 'xj', 'vq', 'jz', 'qk'];
 
   beforeAll(async () => {
-    ({ test, api: tightBudget } = await plannedTotalsOver(sql`
-      select 'name' || g || coalesce((${sql.param(TERMS)}::text[])[1 + h % 5000], '') || '.com', 'com', 'available',
-             'alpha', 12, false, true, 1, g % 100, 100 + g % 900, null::timestamptz, now()
-      from (select g, ('x' || substr(md5(g::text), 1, 8))::bit(32)::int & 2147483647 as h
-            from generate_series(1, ${ROWS}) as g) as numbered`));
+    ({ test, api: tightBudget } = await plannedTotalsOver(namesWithTerms(ROWS, TERMS, 5000)));
     // The bigram index's statistics are built only by an ANALYZE of the whole table, as
     // PostgreSQL's autovacuum runs it; the worker's refresh names columns.
     await test.database.db.execute(sql`analyze listings`);
