@@ -23,8 +23,8 @@ import { sql, type Database } from '@domain-index/db';
  * an object over domain_name and an expression of it, built with domain_name's group, whose
  * sample it raises to 3,000,000 rows, the whole table below that size: the refresh took 18.8 s
  * instead of 5.9 at 5M listings and 23.7 instead of 7.1 at 20M, and that ANALYZE holds the
- * sampled rows (about 240 bytes each, 0.7 GB) in the database server's memory while it runs
- * (bench/notes/103). An object over expressions alone (0022, 0025) is built by every group.
+ * sampled rows (about 240 bytes each) in the database server's memory while it runs: the
+ * refreshing backend's private memory peaked at 1.2 GB at 30M (bench/notes/103, 104). An object over expressions alone (0022, 0025) is built by every group.
  *
  * No ANALYZE that names columns builds an index's statistics: the bigram index's list of
  * bigrams (0027: every one of them, for the planned total of a two-character term) comes from
