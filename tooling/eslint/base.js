@@ -2,23 +2,44 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** @param {string} tsconfigRootDir the package folder, so type information comes from its tsconfig */
-export function config(tsconfigRootDir) {
+/**
+ * @param {string} tsconfigRootDir the folder linted: a package's, whose tsconfig gives the types
+ * @param {string[]} [projects] the programs that give the types instead (the workspace's, at its root)
+ */
+export function config(tsconfigRootDir, projects) {
+  const types = projects === undefined ? { projectService: true } : { project: projects };
   return tseslint.config(
-    { ignores: ['dist/**', 'drizzle/**', 'coverage/**', 'bin/**', '*.config.*'] },
+    {
+      ignores: [
+        '**/node_modules/**',
+        '**/dist/**',
+        '**/drizzle/**',
+        '**/coverage/**',
+        '**/bin/**',
+        '**/*.config.*',
+      ],
+    },
     js.configs.recommended,
     ...tseslint.configs.strictTypeChecked,
     {
-      languageOptions: { parserOptions: { projectService: true, tsconfigRootDir } },
+      languageOptions: { parserOptions: { ...types, tsconfigRootDir } },
       rules: {
         '@typescript-eslint/no-explicit-any': 'error',
         '@typescript-eslint/consistent-type-imports': 'error',
         '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
-        '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+        '@typescript-eslint/no-unused-vars': [
+          'error',
+          { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+        ],
         '@typescript-eslint/no-unnecessary-condition': 'off',
         '@typescript-eslint/no-non-null-assertion': 'off',
-        '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+        '@typescript-eslint/no-confusing-void-expression': [
+          'error',
+          { ignoreArrowShorthand: true },
+        ],
       },
     },
+    // JavaScript (the tooling's shared configs) is in no TypeScript program: linted without types
+    { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   );
 }
