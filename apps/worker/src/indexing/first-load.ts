@@ -98,13 +98,14 @@ export class FirstLoad {
       definition: string;
       constraint_name: string | null;
       constraint_type: string | null;
-      targets: { column: number; target: number }[] | string;
+      targets: string[];
     }>(
       await tx.execute(sql`
         select quote_ident(c.relname) as name, pg_get_indexdef(i.indexrelid) as definition,
                quote_ident(k.conname) as constraint_name, k.contype::text as constraint_type,
-               coalesce((select json_agg(json_build_object('column', a.attnum, 'target', a.attstattarget) order by a.attnum)
-                         from pg_attribute a where a.attrelid = i.indexrelid and a.attstattarget >= 0), '[]') as targets
+               array(select format('alter column %s set statistics %s', a.attnum, a.attstattarget)
+                     from pg_attribute a where a.attrelid = i.indexrelid and a.attstattarget >= 0
+                     order by a.attnum) as targets
         from pg_index i
         join pg_class c on c.oid = i.indexrelid
         left join pg_constraint k on k.conindid = i.indexrelid and k.conrelid = i.indrelid and k.contype in ('p', 'u')
@@ -127,9 +128,7 @@ export class FirstLoad {
               name: index.constraint_name,
               kind: index.constraint_type === 'p' ? ('PRIMARY KEY' as const) : ('UNIQUE' as const),
             };
-      const targets = (typeof index.targets === 'string' ? (JSON.parse(index.targets) as { column: number; target: number }[]) : index.targets).map(
-        ({ column, target }) => `alter index "${loadName}" alter column ${column} set statistics ${target}`,
-      );
+      const targets = index.targets.map((alteration) => `alter index "${loadName}" ${alteration}`);
       return { name: index.name, loadName, create, targets, constraint };
     });
     // Privileges granted on listings (a read-only role of the API, say) go to its successor.
