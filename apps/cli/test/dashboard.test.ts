@@ -265,7 +265,8 @@ for (const { engine, skip } of testEngines()) {
       }
     });
 
-    it.skipIf(engine !== 'postgres')('answers a wrong password before writing its audit entry, so it takes no longer than an unknown email', async () => {
+    // PostgreSQL only: it holds a lock from a second connection, which PGlite (one) cannot open
+    if (engine === 'postgres') it('answers a wrong password before writing its audit entry, so it takes no longer than an unknown email', async () => {
       const { browser: owner, email } = await signedUpBrowser();
       const driver = database.driver;
       if (driver.kind !== 'postgres') throw new Error('needs PostgreSQL');
