@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { parser } from '@prometheus-io/lezer-promql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -98,7 +98,7 @@ interface Sample {
   value: [number, string];
 }
 
-describe.skipIf(skipped || testEngines().find((e) => e.engine === 'postgres')!.skip)(
+describe.skipIf(skipped || postgresTestEngine().skip)(
   'the alert rules on a real Prometheus scraping serve and two sync workers',
   () => {
     let test: TestDatabase;

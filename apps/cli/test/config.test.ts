@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase, testEngines } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine } from '@domain-index/db/testing';
 import { describe, expect, it } from 'vitest';
 import { checkDatabaseChoice, isLoopbackHost, loadConfig, publicUrlWarning } from '@domain-index/config/config';
 import { logFormat } from '@domain-index/runtime/logger';
@@ -245,7 +245,7 @@ describe('configuration', () => {
 });
 
 // With PostgreSQL, where serve seeds nothing and starts in a few seconds.
-const withoutPostgres = testEngines().find((entry) => entry.engine === 'postgres')!.skip;
+const withoutPostgres = postgresTestEngine().skip;
 
 describe.skipIf(withoutPostgres)('serve on a wildcard address without PUBLIC_URL', () => {
   it('announces links to 127.0.0.1 on stdout and warns once on stderr that PUBLIC_URL should be set', { timeout: 240_000 }, async () => {

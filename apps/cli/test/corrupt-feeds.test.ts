@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { sql, type Database } from '@domain-index/db';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeedServer } from '@domain-index/test-support/feed-server';
 import { startCommand } from './support/processes';
@@ -11,7 +11,7 @@ import { until } from '@domain-index/test-support/waiting';
 import { runCli } from './support/run-cli';
 import { zipOne } from '@domain-index/test-support/zip';
 
-const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 
 const jsonl = (prefix: string, count: number, price: number) =>
   Buffer.from(`${Array.from({ length: count }, (_, i) => JSON.stringify({ domain_name: `${prefix}${i}cut.com`, status: 'auction', current_bid: price, auction_end_time: '2099-01-01T00:00:00Z' })).join('\n')}\n`);

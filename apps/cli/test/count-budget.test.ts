@@ -1,7 +1,7 @@
 import { searchQuerySchema } from '@domain-index/contract';
 import { sql, type SQL } from '@domain-index/db';
 import { plannedConditions, searchConditions } from '@domain-index/listings/filters';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { search } from './support/search-client';
 import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
@@ -12,7 +12,7 @@ import { refreshStatistics } from '@domain-index/worker/indexing/refresh-statist
 const ROWS = 100_000;
 
 // The budget is a PostgreSQL statement timeout; PGlite always counts exactly (see count.ts).
-const postgres = testEngines().find((e) => e.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 
 /**
  * A database of the rows `rows` selects (the columns below, in order; every row of the source

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Domain, Event, EventListEnvelope, ListEnvelope } from '@domain-index/contract';
 import { openDatabase, sql } from '@domain-index/db';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { seedRecords, type SourceConfig } from '@domain-index/indexer';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ const RUNS = process.env.PROPERTY_RUNS === undefined ? 200 : Number(process.env.
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const clock: Clock = { now: () => NOW };
 const SOURCES: readonly SourceConfig[] = ['alpha', 'beta'].map((id) => ({ id, name: id, everyMinutes: 60, feed: `${id}.jsonl`, format: 'jsonl' as const }));
-const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 
 /** The events after `after`, page by page, with the cursor of every page. */
 async function pages(api: RunningApi, query: string, after?: string): Promise<{ events: Event[]; cursors: string[] }> {

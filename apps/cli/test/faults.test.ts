@@ -1,6 +1,6 @@
 import { statsEnvelopeSchema } from '@domain-index/contract';
 import { migrateDatabase, openDatabase, sql, type Database } from '@domain-index/db';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '@domain-index/accounts/api-key';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
@@ -134,7 +134,7 @@ for (const { engine, skip } of testEngines()) {
   });
 }
 
-describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('PostgreSQL made to time out', () => {
+describe.skipIf(postgresTestEngine().skip)('PostgreSQL made to time out', () => {
   let test: TestDatabase;
   let api: RunningApi;
   beforeAll(async () => {
@@ -162,7 +162,7 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('Postg
   });
 });
 
-describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('PostgreSQL failing one count of the stats', () => {
+describe.skipIf(postgresTestEngine().skip)('PostgreSQL failing one count of the stats', () => {
   let test: TestDatabase;
   let api: RunningApi;
   beforeAll(async () => {
@@ -264,7 +264,7 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('Postg
   });
 });
 
-describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('PostgreSQL measuring the stats for longer than a request waits', () => {
+describe.skipIf(postgresTestEngine().skip)('PostgreSQL measuring the stats for longer than a request waits', () => {
   let test: TestDatabase;
   let api: RunningApi;
   beforeAll(async () => {

@@ -1,14 +1,14 @@
 import { Agent, get, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
 import { holdTableLock, untilWaiting, type HeldLock } from './support/locks';
 import { startServe, type ServeProcess } from './support/processes';
 import { freePort, until } from '@domain-index/test-support/waiting';
 
-const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
+const postgresSkipped = postgresTestEngine().skip;
 
 /** `domain-index serve` (one process) on the test PostgreSQL, with the given environment. */
 function serve(url: string, port: number, env: Record<string, string> = {}): ServeProcess {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_SOURCES } from '@domain-index/indexer';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
 import { auctionRecord } from '@domain-index/test-support/feeds';
@@ -15,7 +15,7 @@ import { freePort, until } from '@domain-index/test-support/waiting';
 import { testRedisUrl } from '@domain-index/test-support/redis';
 
 const redisUrl = testRedisUrl();
-const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
+const postgresSkipped = postgresTestEngine().skip;
 
 /** GET on a fresh connection each time, so that the cluster spreads them over its workers. */
 const get = (url: string, key?: string) =>

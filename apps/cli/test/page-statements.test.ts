@@ -1,5 +1,5 @@
 import { searchQuerySchema, SORT_FIELDS } from '@domain-index/contract';
-import { testEngines } from '@domain-index/db/testing';
+import { postgresTestEngine, testEngines } from '@domain-index/db/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultRows, sql, type Database, type SQL } from '@domain-index/db';
@@ -143,7 +143,7 @@ async function plannedWithWorkers(database: Database, statement: SQL | { getSQL(
   });
 }
 
-const postgres = testEngines().find((e) => e.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 describe.skipIf(postgres.skip)('statements of searches with terms on postgres', () => {
   let api: RunningApi;
   beforeAll(async () => {

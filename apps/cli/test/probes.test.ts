@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from '@domain-index/db';
-import { createTestDatabase, testEngines } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, testEngines } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
 import { ownClustersSkipped, startCluster, type PostgresCluster } from '@domain-index/db/clusters';
@@ -79,7 +79,7 @@ describe.skipIf(ownClustersSkipped())('readiness while PostgreSQL is stopped', (
   });
 });
 
-describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readiness while searches fill the pool', () => {
+describe.skipIf(postgresTestEngine().skip)('readiness while searches fill the pool', () => {
   it('stays 200 while every connection of the API pool waits on a slow search: the probe has a connection of its own', { timeout: 240_000 }, async () => {
     const test = await createTestDatabase('postgres');
     const { key } = await createKey(test.database, { planId: 'pro', environment: 'test' });
@@ -117,7 +117,7 @@ describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readi
   });
 });
 
-describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('readiness from SIGTERM until the listener closes', () => {
+describe.skipIf(postgresTestEngine().skip)('readiness from SIGTERM until the listener closes', () => {
   it('is 503 from SIGTERM until connections are refused, while a request in flight at SIGTERM completes; liveness stays 200', { timeout: 240_000 }, async () => {
     const test = await createTestDatabase('postgres');
     const { key } = await createKey(test.database, { planId: 'pro', environment: 'test' });

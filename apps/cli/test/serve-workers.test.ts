@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '@domain-index/accounts/key-store';
 import { startServe, type ServeProcess } from './support/processes';
@@ -9,7 +9,7 @@ import { freePort, until } from '@domain-index/test-support/waiting';
 import { testRedisUrl } from '@domain-index/test-support/redis';
 
 const redisUrl = testRedisUrl();
-const postgresSkipped = testEngines().find((e) => e.engine === 'postgres')!.skip;
+const postgresSkipped = postgresTestEngine().skip;
 
 /** The pids of a process's children, from /proc. */
 function childrenOf(pid: number): number[] {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from '@domain-index/db';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auctionRecord } from '@domain-index/test-support/feeds';
 import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
@@ -13,7 +13,7 @@ import { OwnRedis, testRedisUrl } from '@domain-index/test-support/redis';
 import { runCli } from './support/run-cli';
 import { startStallingProxy, type StallingProxy } from './support/stalling-proxy';
 
-const postgresSkipped = testEngines().find((entry) => entry.engine === 'postgres')!.skip;
+const postgresSkipped = postgresTestEngine().skip;
 
 /** The shutdown budget every process here gets: short, so that a hang shows as a failure. */
 const SHUTDOWN_TIMEOUT_MS = 3_000;

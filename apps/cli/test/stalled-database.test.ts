@@ -1,5 +1,5 @@
 import { openDatabase, type Database } from '@domain-index/db';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPEAT_WINDOW_MS } from '@domain-index/runtime/logger';
@@ -8,7 +8,7 @@ import { until } from '@domain-index/test-support/waiting';
 import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 import { startStallingProxy, type StallingProxy } from './support/stalling-proxy';
 
-const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 
 /** The API's query budget here: every endpoint must answer within it plus 1 s. */
 const QUERY_TIMEOUT_MS = 1_500;

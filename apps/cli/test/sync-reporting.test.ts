@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from '@domain-index/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auctionRecord } from '@domain-index/test-support/feeds';
 import { startFeedServer, type FeedServer } from '@domain-index/test-support/feed-server';
@@ -26,7 +26,7 @@ interface SourceCheck {
 /** An instant as `domain-index sources` shows it, to the second. */
 const toSecond = (iso: string) => iso.replace(/\.\d{3}Z$/, 'Z');
 
-describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('a failed source, as sources, /health and the metrics report it', () => {
+describe.skipIf(postgresTestEngine().skip)('a failed source, as sources, /health and the metrics report it', () => {
   let test: TestDatabase;
   let good: FeedServer;
   let gone: FeedServer;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { WEBHOOK_URL_REFUSED, type Alert, type Event } from '@domain-index/contract';
 import { sql } from '@domain-index/db';
-import { createTestDatabase, testEngines, type TestDatabase } from '@domain-index/db/testing';
+import { createTestDatabase, postgresTestEngine, testEngines, type TestDatabase } from '@domain-index/db/testing';
 import type { SourceConfig } from '@domain-index/indexer';
 import { simpleParser } from 'mailparser';
 import { Webhook } from 'standardwebhooks';
@@ -251,7 +251,7 @@ for (const { engine, skip } of testEngines()) {
   });
 }
 
-const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 
 describe.skipIf(postgres.skip)('webhook delivery across a killed sender, on PostgreSQL', () => {
   it('delivers every event at least once after the sending process is SIGKILLed mid-send, and a receiver that drops repeated webhook-ids sees each once', async () => {

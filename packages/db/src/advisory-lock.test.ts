@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withAdvisoryLock } from './advisory-lock';
 import { openDatabase, type Database } from './database';
-import { createTestDatabase, testEngines, type TestDatabase } from './testing';
+import { createTestDatabase, postgresTestEngine, testEngines, type TestDatabase } from './testing';
 
 for (const { engine, skip } of testEngines()) {
   describe.skipIf(skip)(`advisory locks on ${engine}`, () => {
@@ -29,7 +29,7 @@ for (const { engine, skip } of testEngines()) {
   });
 }
 
-const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 
 describe.skipIf(postgres.skip)('advisory locks held by a transaction on PostgreSQL', () => {
   let test: TestDatabase;

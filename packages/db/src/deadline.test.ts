@@ -6,9 +6,9 @@ import { openDatabase, type Database } from './database';
 import { classifyDatabaseFailure } from './failures';
 import { isDeadlineExceeded } from './deadline';
 import { perDatabase } from './per-database';
-import { createTestDatabase, testEngines, type TestDatabase } from './testing';
+import { createTestDatabase, postgresTestEngine, type TestDatabase } from './testing';
 
-const postgres = testEngines().find((entry) => entry.engine === 'postgres')!;
+const postgres = postgresTestEngine();
 
 /** A server that accepts TCP connections and never says a word: a stalled database. */
 async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {

@@ -19,11 +19,26 @@ export interface TestDatabase {
 
 let noticeShown = false;
 
+const ENGINES: readonly TestEngine[] = ['pglite', 'postgres'];
+
 /**
- * The engines to run integration suites on: PGlite always; PostgreSQL when
- * `TEST_DATABASE_URL` is set. In CI a missing PostgreSQL is an error, never a silent skip.
+ * The engines `TEST_ENGINES` names (comma-separated: `pglite`, `postgres`), every engine when it
+ * is unset. A run limited to some engines, as the dated runs at other dates are to PGlite
+ * (.ci/at-other-dates), leaves the others' suites out instead of reporting them skipped.
  */
-export function testEngines(): { engine: TestEngine; skip: boolean }[] {
+function selectedEngines(): readonly TestEngine[] {
+  const named = process.env.TEST_ENGINES;
+  if (named === undefined || named.trim() === '') return ENGINES;
+  const engines = named.split(',').map((engine) => engine.trim());
+  const unknown = engines.filter((engine) => !(ENGINES as readonly string[]).includes(engine));
+  if (unknown.length > 0) {
+    throw new Error(`TEST_ENGINES=${named}: ${unknown.join(', ')} is not an engine; name pglite, postgres or both, comma-separated`);
+  }
+  return ENGINES.filter((engine) => engines.includes(engine));
+}
+
+/** Whether the PostgreSQL suites can run: `TEST_DATABASE_URL` set, or an error in CI. */
+function postgresMissing(): boolean {
   const hasPostgres = process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== '';
   if (!hasPostgres && process.env.CI === 'true') {
     throw new Error('CI=true but TEST_DATABASE_URL is not set: the PostgreSQL suites must run in CI');
@@ -32,10 +47,25 @@ export function testEngines(): { engine: TestEngine; skip: boolean }[] {
     noticeShown = true;
     console.warn('NOTICE: TEST_DATABASE_URL is not set; PostgreSQL suites are skipped (PGlite suites run).');
   }
-  return [
-    { engine: 'pglite', skip: false },
-    { engine: 'postgres', skip: !hasPostgres },
-  ];
+  return !hasPostgres;
+}
+
+/**
+ * The engines to run integration suites on: PGlite always; PostgreSQL when
+ * `TEST_DATABASE_URL` is set. In CI a missing PostgreSQL is an error, never a silent skip.
+ * `TEST_ENGINES` limits the list; an engine it leaves out is not in it at all.
+ */
+export function testEngines(): { engine: TestEngine; skip: boolean }[] {
+  return selectedEngines().map((engine) => ({ engine, skip: engine === 'postgres' && postgresMissing() }));
+}
+
+/**
+ * The PostgreSQL engine, for suites that only it can run (a server's faults, its pool, a second
+ * connection): skipped without `TEST_DATABASE_URL` (an error in CI), or when `TEST_ENGINES`
+ * leaves it out.
+ */
+export function postgresTestEngine(): { engine: 'postgres'; skip: boolean } {
+  return { engine: 'postgres', skip: !selectedEngines().includes('postgres') || postgresMissing() };
 }
 
 /**

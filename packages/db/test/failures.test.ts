@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyDatabaseFailure, openDatabase } from '../src';
-import { createTestDatabase, testEngines, type TestDatabase } from '../src/testing';
+import { createTestDatabase, postgresTestEngine, testEngines, type TestDatabase } from '../src/testing';
 
 /** The error a call rejects with; fails the test if it resolves. */
 async function failureOf(run: () => Promise<unknown>): Promise<unknown> {
@@ -49,7 +49,7 @@ for (const { engine, skip } of testEngines()) {
   });
 }
 
-describe.skipIf(testEngines().find((e) => e.engine === 'postgres')!.skip)('PostgreSQL failures that pass', () => {
+describe.skipIf(postgresTestEngine().skip)('PostgreSQL failures that pass', () => {
   let test: TestDatabase;
   beforeAll(async () => {
     test = await createTestDatabase('postgres');
