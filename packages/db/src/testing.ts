@@ -37,7 +37,7 @@ function selectedEngines(): readonly TestEngine[] {
   return ENGINES.filter((engine) => engines.includes(engine));
 }
 
-/** Whether the PostgreSQL suites can run: `TEST_DATABASE_URL` set, or an error in CI. */
+/** True when the PostgreSQL suites cannot run (no `TEST_DATABASE_URL`), which CI makes an error. */
 function postgresMissing(): boolean {
   const hasPostgres = process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== '';
   if (!hasPostgres && process.env.CI === 'true') {
@@ -51,8 +51,8 @@ function postgresMissing(): boolean {
 }
 
 /**
- * The engines to run integration suites on: PGlite always; PostgreSQL when
- * `TEST_DATABASE_URL` is set. In CI a missing PostgreSQL is an error, never a silent skip.
+ * The engines to run integration suites on: PGlite, and PostgreSQL (skipped unless
+ * `TEST_DATABASE_URL` is set; in CI a missing PostgreSQL is an error, never a silent skip).
  * `TEST_ENGINES` limits the list; an engine it leaves out is not in it at all.
  */
 export function testEngines(): { engine: TestEngine; skip: boolean }[] {
