@@ -56,7 +56,7 @@ function postgresMissing(): boolean {
  * `TEST_ENGINES` limits the list; an engine it leaves out is not in it at all.
  */
 export function testEngines(): { engine: TestEngine; skip: boolean }[] {
-  return selectedEngines().map((engine) => ({ engine, skip: engine === 'postgres' && postgresMissing() }));
+  return selectedEngines().map((engine) => (engine === 'postgres' ? postgresTestEngine() : { engine, skip: false }));
 }
 
 /**
