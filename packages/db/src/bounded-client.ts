@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { SentCancels } from './cancel-delivery';
 import { DeadlineExceededError } from './deadline';
 
 /** What a postgres.js query is beyond its promise: the parts a deadline needs. */
@@ -32,16 +33,16 @@ function isDriverQuery(value: unknown): value is DriverQuery {
  * timeout let a request hang 30 s per statement. And a pooler in transaction mode cannot take
  * statement_timeout as a startup parameter.
  */
-export function boundByDeadline<T extends postgres.Sql | postgres.TransactionSql>(client: T, deadline: number): T {
+export function boundByDeadline<T extends postgres.Sql | postgres.TransactionSql>(client: T, deadline: number, cancels?: SentCancels): T {
   return new Proxy(client, {
     apply(target, thisArg, args) {
-      return bound(Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args), deadline);
+      return bound(Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args), deadline, cancels);
     },
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       const method = value as (...args: unknown[]) => unknown;
-      if (property === 'unsafe') return (...args: unknown[]) => bound(Reflect.apply(method, target, args), deadline);
+      if (property === 'unsafe') return (...args: unknown[]) => bound(Reflect.apply(method, target, args), deadline, cancels);
       if (property === 'begin' || property === 'savepoint') return (...args: unknown[]) => transaction(target, method, args, deadline);
       return value;
     },
@@ -58,11 +59,11 @@ const SWEEP_MS = 10;
  * SWEEP_MS of passing. The timer runs only while some statement is in flight.
  */
 class DeadlineWatch {
-  private readonly inFlight = new Map<DriverQuery, number>();
+  private readonly inFlight = new Map<DriverQuery, { deadline: number; cancels: SentCancels | undefined }>();
   private timer: NodeJS.Timeout | undefined;
 
-  add(query: DriverQuery, deadline: number): void {
-    this.inFlight.set(query, deadline);
+  add(query: DriverQuery, deadline: number, cancels: SentCancels | undefined): void {
+    this.inFlight.set(query, { deadline, cancels });
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.sweep(), SWEEP_MS);
       // a statement in flight keeps its socket, and so the process, alive already
@@ -76,10 +77,10 @@ class DeadlineWatch {
 
   private sweep(): void {
     const now = Date.now();
-    for (const [query, deadline] of this.inFlight) {
+    for (const [query, { deadline, cancels }] of this.inFlight) {
       if (deadline > now) continue;
       this.inFlight.delete(query);
-      expire(query);
+      expire(query, cancels);
     }
     if (this.inFlight.size === 0) {
       clearInterval(this.timer);
@@ -90,15 +91,21 @@ class DeadlineWatch {
 
 const watch = new DeadlineWatch();
 
-/** Rejects a query whose deadline passed, and takes it off the queue or cancels it on the server. */
-function expire(query: DriverQuery): void {
+/**
+ * Rejects a query whose deadline passed, and takes it off the queue or cancels it on the server;
+ * a statement of a transaction hands its cancel to the transaction, whose ROLLBACK waits for it.
+ */
+function expire(query: DriverQuery, cancels: SentCancels | undefined): void {
   const { canceller, active } = query;
   query.canceller = null;
   query.reject(new DeadlineExceededError());
   // postgres.js marks a rejected query inactive, and would then only note a cancel for later
   // instead of sending it: the canceller must see it as it was, running on its backend
   query.active = active;
-  canceller?.(query).catch(() => undefined);
+  const delivery = canceller?.(query);
+  if (delivery === undefined) return;
+  if (cancels === undefined) delivery.catch(() => undefined);
+  else cancels.add(delivery);
 }
 
 /**
@@ -106,7 +113,7 @@ function expire(query: DriverQuery): void {
  * rejected, and the query is taken off the pool's queue (never sent) or cancelled on the server
  * (sent). A query made after its deadline is refused before anything is sent.
  */
-export function bound<Q>(made: Q, deadline: number): Q {
+export function bound<Q>(made: Q, deadline: number, cancels?: SentCancels): Q {
   if (!isDriverQuery(made)) return made;
   if (deadline <= Date.now()) throw new DeadlineExceededError();
   const query = made;
@@ -121,7 +128,7 @@ export function bound<Q>(made: Q, deadline: number): Q {
     watch.delete(query);
     reject(error);
   };
-  watch.add(query, deadline);
+  watch.add(query, deadline, cancels);
   return made;
 }
 
@@ -130,13 +137,22 @@ type TransactionBody = (sql: postgres.TransactionSql) => unknown;
 /**
  * `begin` or `savepoint` whose body gets a bound client. Waiting for the connection counts
  * against the deadline: past it the caller is answered at once, and when the connection comes
- * later the body does not run (the transaction rolls back at once).
+ * later the body does not run (the transaction rolls back at once). The ROLLBACK (or COMMIT)
+ * is sent only once the cancels of the body's expired statements have been delivered, so that
+ * none lands on it (cancel-delivery.ts); the caller has had its answer at the deadline already.
  */
 function transaction(target: object, method: (...args: unknown[]) => unknown, args: unknown[], deadline: number): unknown {
   const body = args.at(-1) as TransactionBody;
-  const guarded: TransactionBody = (sql) => {
+  const guarded: TransactionBody = async (sql) => {
     if (Date.now() >= deadline) throw new DeadlineExceededError();
-    return body(boundByDeadline(sql, deadline));
+    const cancels = new SentCancels();
+    try {
+      const made = body(boundByDeadline(sql, deadline, cancels));
+      // postgres.js's own reading of a body's result: an array of queries is awaited as one
+      return await (Array.isArray(made) ? Promise.all(made) : made);
+    } finally {
+      await cancels.delivered();
+    }
   };
   const started = Reflect.apply(method, target, [...args.slice(0, -1), guarded]) as Promise<unknown>;
   return new Promise((resolve, reject) => {

@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { SentCancels } from './cancel-delivery';
 import type { Database, RenderedStatement } from './database';
 
 /** What runs inside one snapshot: counts and a cursor over the same committed state. */
@@ -69,6 +70,11 @@ async function inPostgresSnapshot<T>(client: postgres.Sql, options: SnapshotOpti
  * view): the driver's cursor replaces the promise callbacks a deadline wraps
  * (bounded-client.ts), so the export bounds itself (its statement timeout, and the caller's
  * abort on its own timer).
+ *
+ * An abort cancels a fetch only while one is running on the server, and the portal is closed
+ * and the transaction ended only once that cancel has been delivered (cancel-delivery.ts). A
+ * cancel sent while the backend was idle between pages, the common case of a client that went
+ * away, landed on the Close or the ROLLBACK after it, or on the next caller's statement.
  */
 async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedStatement, pageSize: number, signal: AbortSignal): AsyncGenerator<unknown[][]> {
   const query = tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values();
@@ -76,18 +82,34 @@ async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedSt
   // through its canceller, as bounded-client.ts does: `cancel()` drops the promise of a
   // CancelRequest, which rejects unhandled when the server cannot be reached
   const driverQuery = query as unknown as { canceller: ((query: unknown) => Promise<unknown>) | null };
+  let fetching = false;
+  const cancels = new SentCancels();
   const cancel = () => {
     const { canceller } = driverQuery;
+    // nothing running on the server: the loop stops at its next step, with nothing to interrupt
+    if (!fetching || canceller === null) return;
     driverQuery.canceller = null;
-    canceller?.(query).catch(() => undefined);
+    cancels.add(canceller(query));
   };
   signal.addEventListener('abort', cancel, { once: true });
   const pages = query.cursor(pageSize)[Symbol.asyncIterator]();
-  let next: Promise<IteratorResult<unknown[][]>> = Promise.resolve(pages.next());
+  const fetchPage = (): Promise<IteratorResult<unknown[][]>> => {
+    fetching = true;
+    const fetched = Promise.resolve(pages.next());
+    const settled = () => {
+      fetching = false;
+    };
+    fetched.then(settled, settled);
+    return fetched;
+  };
+  let next = fetchPage();
   let finished = false;
   try {
     for (;;) {
-      const page = await next;
+      // a fetch the abort cancelled fails with the abort's reason, not the driver's cancellation
+      const page = await next.catch((error: unknown) => {
+        throw signal.aborted ? abortReason(signal) : error;
+      });
       if (page.done === true) {
         finished = true;
         if (signal.aborted) throw abortReason(signal);
@@ -97,20 +119,22 @@ async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedSt
       // The next page is asked for before this one is handed on: PostgreSQL produces it while
       // the caller renders and writes this one, instead of each waiting for the other (one
       // page more in memory, two in all).
-      next = Promise.resolve(pages.next());
+      next = fetchPage();
       yield page.value;
     }
   } finally {
     signal.removeEventListener('abort', cancel);
-    if (!finished) {
-      // Left before the last page (aborted, or the caller stopped): once the page asked for has
-      // come (at once when aborted: the cancel above ends it), the portal is closed, so the
-      // driver does not wait to be asked for more on a connection the transaction still needs
-      // for its rollback. A failure of that page is nobody's to report.
-      await next.then(
-        (page) => (page.done === true ? undefined : pages.return?.()),
-        () => undefined,
-      );
+    // once the page asked for has come (at once when aborted: the cancel above ends it)
+    const last = await next.then(
+      (page) => page,
+      () => undefined,
+    );
+    await cancels.delivered();
+    if (!finished && last !== undefined && last.done !== true) {
+      // Left before the last page (aborted, or the caller stopped): the portal is closed, so
+      // the driver does not wait to be asked for more on a connection the transaction still
+      // needs for its rollback. A failure of that page is nobody's to report.
+      await pages.return?.();
     }
   }
 }
