@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inSnapshot, openDatabase, type Database } from '../src';
 import { createTestDatabase, postgresTestEngine, testEngines, type TestDatabase } from '../src/testing';
-import { startCancelDelayingProxy, type CancelDelayingProxy } from './support/cancel-delaying-proxy';
+import { openWithLateCancels, type LateCancelsDatabase } from './support/cancel-delaying-proxy';
 
 const numbers = (n: number) => ({
   sql: `select i from generate_series(1, ${n}) as i order by i`,
@@ -75,37 +75,19 @@ const postgres = postgresTestEngine();
 // when it lands. Held 300 ms on its way, as on a busy machine, a cancel sent at the wrong time
 // lands on the statement after the read, or on the read's own ROLLBACK.
 describe.skipIf(postgres.skip)('an aborted snapshot on PostgreSQL, with cancels that arrive late', () => {
-  const CANCEL_DELAY_MS = 300;
-  let test: TestDatabase;
-  let proxy: CancelDelayingProxy;
-  // one connection: the statement after the read runs on the read's connection
-  let database: Database;
+  let late: LateCancelsDatabase;
   beforeAll(async () => {
-    test = await createTestDatabase('postgres');
-    const url = new URL(test.url!);
-    proxy = await startCancelDelayingProxy({ host: url.hostname, port: Number(url.port || 5432) }, CANCEL_DELAY_MS);
-    url.host = `127.0.0.1:${proxy.port}`;
-    database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 1 });
+    late = await openWithLateCancels(300);
   });
   afterAll(async () => {
-    await database.close();
-    await proxy.close();
-    await test.dispose();
+    await late.close();
   });
 
-  /** A statement that outlasts a late cancel: it fails if one lands on it. */
-  const outlastsACancel = () => database.rows(sql`select true as slept from pg_sleep(${(CANCEL_DELAY_MS * 2) / 1000})`);
-
-  /** The sessions of the test's database that are inside a transaction, the one asking aside. */
-  const inTransaction = async (admin: Database) =>
-    (await admin.rows<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`))[0]!.n;
-
   it('sends no cancel when aborted while the caller holds a page, so the next statement on the connection runs to its end', async () => {
-    const before = proxy.cancels();
+    const before = late.proxy.cancels();
     const abort = new AbortController();
     const reason = new Error('the client went away');
-    const read = inSnapshot(database, options(abort.signal), async (snapshot) => {
+    const read = inSnapshot(late.database, options(abort.signal), async (snapshot) => {
       for await (const page of snapshot.pages(numbers(5_000), 100)) {
         expect(page).toHaveLength(100);
         // the next page has come by now: nothing runs on the server when the caller stops
@@ -114,42 +96,44 @@ describe.skipIf(postgres.skip)('an aborted snapshot on PostgreSQL, with cancels 
       }
     });
     await expect(read).rejects.toBe(reason);
-    expect(await outlastsACancel()).toEqual([{ slept: true }]);
-    expect(proxy.cancels() - before).toBe(0);
-    expect(await inTransaction(test.database)).toBe(0);
+    expect(await late.outlastACancel()).toEqual([{ slept: true }]);
+    expect(late.proxy.cancels() - before).toBe(0);
+    expect(await late.sessionsInTransaction()).toBe(0);
   });
 
   it('cancels a fetch in flight and ends the transaction only once the cancel has landed, so neither the ROLLBACK nor the next statement is cancelled', async () => {
-    const before = proxy.cancels();
+    const before = late.proxy.cancels();
     const abort = new AbortController();
     const reason = new Error('the client went away');
     // the second page takes 100 ms to make: it is in flight when the caller aborts, and done
     // before the cancel (300 ms late) reaches the server
     const slowSecondPage = { sql: 'select i, pg_sleep(case when i = 101 then 0.1 else 0 end) from generate_series(1, 300) as i', params: [] };
-    const read = inSnapshot(database, options(abort.signal), async (snapshot) => {
+    const read = inSnapshot(late.database, options(abort.signal), async (snapshot) => {
       for await (const page of snapshot.pages(slowSecondPage, 100)) {
         expect(page).toHaveLength(100);
         abort.abort(reason);
       }
     });
     await expect(read).rejects.toBe(reason);
-    expect(proxy.cancels() - before).toBe(1);
-    expect(await inTransaction(test.database)).toBe(0);
-    expect(await outlastsACancel()).toEqual([{ slept: true }]);
+    expect(late.proxy.cancels() - before).toBe(1);
+    expect(await late.sessionsInTransaction()).toBe(0);
+    expect(await late.outlastACancel()).toEqual([{ slept: true }]);
   });
 
   it('cancels a long fetch at once: the read ends when the cancel lands, not when the statement would have', async () => {
+    const before = late.proxy.cancels();
     const abort = new AbortController();
     const reason = new Error('the client went away');
     const slowFirstPage = { sql: 'select i, pg_sleep(case when i = 1 then 20 else 0 end) from generate_series(1, 10) as i', params: [] };
     const started = performance.now();
-    const read = inSnapshot(database, options(abort.signal), async (snapshot) => {
+    const read = inSnapshot(late.database, options(abort.signal), async (snapshot) => {
       for await (const page of snapshot.pages(slowFirstPage, 5)) expect(page).toHaveLength(5);
     });
     setTimeout(() => abort.abort(reason), 200);
     await expect(read).rejects.toBe(reason);
     expect(performance.now() - started).toBeLessThan(10_000);
-    expect(await inTransaction(test.database)).toBe(0);
-    expect(await outlastsACancel()).toEqual([{ slept: true }]);
+    expect(late.proxy.cancels() - before).toBe(1);
+    expect(await late.sessionsInTransaction()).toBe(0);
+    expect(await late.outlastACancel()).toEqual([{ slept: true }]);
   });
 });

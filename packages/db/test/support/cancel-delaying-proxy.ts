@@ -1,4 +1,7 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { openDatabase, type Database } from '../../src/database';
+import { createTestDatabase } from '../../src/testing';
 
 /** The code a CancelRequest carries where a startup packet carries its protocol version. */
 const CANCEL_REQUEST_CODE = 80877102;
@@ -57,5 +60,38 @@ export async function startCancelDelayingProxy(upstream: { host: string; port: n
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A test database on PostgreSQL reached through a cancel-delaying proxy, on one connection. */
+export interface LateCancelsDatabase {
+  /** The database through the proxy, one connection: a statement after another runs on its connection. */
+  database: Database;
+  proxy: CancelDelayingProxy;
+  /** A statement that runs twice the cancels' delay: it fails if a late cancel lands on it. */
+  outlastACancel(): Promise<unknown[]>;
+  /** How many sessions of the test's database are inside a transaction (idle in one, or aborted). */
+  sessionsInTransaction(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function openWithLateCancels(delayMs: number): Promise<LateCancelsDatabase> {
+  const test = await createTestDatabase('postgres');
+  const url = new URL(test.url!);
+  const proxy = await startCancelDelayingProxy({ host: url.hostname, port: Number(url.port || 5432) }, delayMs);
+  url.host = `127.0.0.1:${proxy.port}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 1 });
+  return {
+    database,
+    proxy,
+    outlastACancel: () => database.rows(sql`select true as slept from pg_sleep(${(delayMs * 2) / 1000})`),
+    sessionsInTransaction: async () =>
+      (await test.database.rows<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`))[0]!.n,
+    close: async () => {
+      await database.close();
+      await proxy.close();
+      await test.dispose();
+    },
   };
 }
