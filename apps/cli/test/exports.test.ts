@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { DOMAIN_FIELDS, domainSchema, errorEnvelopeSchema, type Domain } from '@domain-index/contract';
 import { plans, sql } from '@domain-index/db';
 import { testEngines } from '@domain-index/db/testing';
@@ -255,6 +256,35 @@ for (const { engine, skip } of testEngines()) {
       } finally {
         req.destroy();
       }
+    });
+
+    it('holds nothing for a client that sends its request and leaves at once: the key streams its next exports', async () => {
+      const key = await keyOnPlan({ id: 'export-leavers', requestsPerWindow: 1000, exportRowsMax: null });
+      const logsFrom = api.logLines.length;
+      const port = Number(new URL(api.baseUrl).port);
+      // more clients than the key has slots, each gone before the server has checked the key
+      for (let i = 0; i < 3; i += 1) {
+        await new Promise<void>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.write(`GET ${exportPath({ status: 'all', format: 'jsonl' })} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`, () => {
+              socket.destroy();
+              resolve();
+            });
+          });
+          socket.on('error', () => undefined);
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // neither a slot (429) nor the embedded database's one transaction (a wait) is held for them
+      for (let i = 0; i < 2; i += 1) {
+        const response = await api.get(exportPath({ status: 'all', format: 'csv', max_length: '3' }), { headers: { authorization: `Bearer ${key}` } });
+        expect(response.status).toBe(200);
+        await response.arrayBuffer();
+      }
+      // a client leaving is no fault of the server's
+      const lines = api.logLines.slice(logsFrom);
+      expect(lines.filter((line) => line.includes('request aborted')).length).toBeGreaterThanOrEqual(3);
+      expect(lines.filter((line) => line.includes('"level":50'))).toEqual([]);
     });
 
     it('ends a failed export visibly: an error line for JSON lines, an aborted body for CSV', async () => {

@@ -79,14 +79,19 @@ export class ListingExports {
     const { query, head } = request;
     const format = query.format!;
     const now = deps.clock.now();
+    // A client that left before the export began (while its key was checked) closed the
+    // response already, and a listener added after 'close' never hears it: the export then
+    // waited on a socket nobody reads until its timeout, holding a connection and a slot.
+    const abort = new AbortController();
+    const clientGone = () => {
+      if (!res.writableFinished) abort.abort(new ExportStopped('client_gone'));
+    };
+    res.on('close', clientGone);
+    if (res.closed) clientGone();
     const release = head ? undefined : await this.takeSlot(request);
 
-    const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new ExportStopped('timeout')), timeoutMs);
     timer.unref();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort(new ExportStopped('client_gone'));
-    });
 
     let announce!: (count: number) => void;
     let refuse!: (error: unknown) => void;
@@ -128,6 +133,9 @@ export class ListingExports {
     try {
       count = await counted;
     } catch (error) {
+      // the client left before the count: nobody to answer, and no fault to log (the access
+      // log says the request was aborted); nothing was charged
+      if (error instanceof ExportStopped && error.why === 'client_gone') return { count: 0, body: Readable.from([]) };
       if (error instanceof ApiError) throw error;
       throw databaseFault(error, queryFailed);
     }
