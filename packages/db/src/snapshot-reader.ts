@@ -125,10 +125,7 @@ async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedSt
   } finally {
     signal.removeEventListener('abort', cancel);
     // once the page asked for has come (at once when aborted: the cancel above ends it)
-    const last = await next.then(
-      (page) => page,
-      () => undefined,
-    );
+    const last = await next.catch(() => undefined);
     await cancels.delivered();
     if (!finished && last !== undefined && last.done !== true) {
       // Left before the last page (aborted, or the caller stopped): the portal is closed, so
