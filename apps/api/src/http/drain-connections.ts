@@ -50,7 +50,9 @@ export function trackConnections(server: Server): ConnectionDrain {
     const socket = this.req.socket;
     if (open.has(socket)) open.set(socket, performance.now());
   }
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  // before the application's own listener: one that answers at once must not have written its
+  // head before a draining server's `Connection: close` is set
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     open.set(req.socket, undefined);
     inFlight.add(res);
     if (draining) closeAfter(res);
@@ -72,7 +74,12 @@ export function trackConnections(server: Server): ConnectionDrain {
         clearInterval(sweeping);
         closed();
       });
-      const sweeping = setInterval(sweep, SWEEP_MS);
+      // The sweep runs after the loop's I/O, never straight from its timer: timers run before
+      // I/O in each turn of the loop, so after a stall (a long garbage collection, a starved
+      // CPU) a timer-run sweep would see a connection as idle for seconds while the request the
+      // balancer sent on it during the stall waits unread in the socket, and reset that request.
+      // The I/O first starts that request (busy, not swept); setImmediate runs after it.
+      const sweeping = setInterval(() => setImmediate(sweep), SWEEP_MS);
       sweeping.unref();
     },
     closeAll() {
