@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '@domain-index/api/test/support/start-api';
 import { startFixtureApi } from './support/fixture-api';
 import { csvRecords } from './support/csv-records';
+import { holdTableLock, locksOn, untilWaiting } from './support/locks';
 import { walk } from './support/search-client';
 import type { Params } from './support/oracle';
 
@@ -337,6 +338,31 @@ for (const { engine, skip } of testEngines()) {
         await expect.poll(activeExports).toBeGreaterThan(0);
         req.destroy();
         await expect.poll(activeExports, { timeout: 3_000 }).toBe(0);
+      });
+
+      it('cancels the count of a client that left while it ran, and charges nothing for it', async () => {
+        const cost = Math.ceil(total / 1000);
+        const key = await keyOnPlan({ id: 'export-count-leaver', requestsPerWindow: cost + 10, exportRowsMax: null });
+        // the count waits on a lock for as long as the test holds it: a count that takes its time
+        const lock = await holdTableLock(api.test.url!);
+        try {
+          const { req } = await new Promise<{ req: ClientRequest }>((resolve) => {
+            const req = httpRequest(`${api.baseUrl}${exportPath({ status: 'all', format: 'jsonl' })}`, { headers: { authorization: `Bearer ${key}` } });
+            req.on('error', () => undefined);
+            req.end(() => resolve({ req }));
+          });
+          await untilWaiting(api.test.database, 'listings');
+          req.destroy();
+          // cancelled on the server while the lock is still held, not left to finish after it
+          await expect.poll(() => locksOn(api.test.database, 'listings', false), { timeout: 5_000 }).toBe(0);
+        } finally {
+          await lock.release();
+        }
+        // the request that left counted 1, as any request does; its rows were never charged
+        const next = await api.get(exportPath({ status: 'all', format: 'csv', max_length: '3' }), { headers: { authorization: `Bearer ${key}` } });
+        expect(next.status).toBe(200);
+        await next.arrayBuffer();
+        expect(next.headers.get('x-ratelimit-remaining')).toBe(String(cost + 10 - 1 - Number(next.headers.get('x-export-cost'))));
       });
     }
   });

@@ -4,7 +4,11 @@ import type { Database, RenderedStatement } from './database';
 
 /** What runs inside one snapshot: counts and a cursor over the same committed state. */
 export interface Snapshot {
-  /** Runs a statement whose first column of the first row is a number (a count). */
+  /**
+   * Runs a statement whose first column of the first row is a number (a count). An abort
+   * cancels it (PostgreSQL) and it rejects with the abort's reason: an aborted count is never
+   * returned.
+   */
   count(statement: RenderedStatement): Promise<number>;
   /**
    * The rows of a statement in pages of at most `pageSize`, as arrays in select order, fetched
@@ -54,15 +58,53 @@ async function inPostgresSnapshot<T>(client: postgres.Sql, options: SnapshotOpti
     // SET LOCAL: per transaction, safe through a transaction-mode pooler
     await tx.unsafe(`set local statement_timeout = ${Math.max(1, Math.round(options.statementTimeoutMs))}`);
     const snapshot: Snapshot = {
-      count: async (statement) => {
-        const [row] = await tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values();
-        return Number(row?.[0] ?? 0);
-      },
+      count: (statement) => postgresCount(tx, statement, options.signal),
       pages: (statement, pageSize) => postgresPages(tx, statement, pageSize, options.signal),
     };
     return [await work(snapshot)] as const;
   });
   return result[0];
+}
+
+/** A postgres.js query as its canceller is reached: `cancel()` would drop the CancelRequest's promise. */
+type CancellableQuery = { canceller: ((query: unknown) => Promise<unknown>) | null };
+
+/**
+ * Sends the CancelRequest of `query` once (the driver clears the canceller), keeping its
+ * delivery for the caller to wait for: `cancel()` drops the promise, which rejects unhandled when
+ * the server cannot be reached.
+ */
+function sendCancel(query: unknown, cancels: SentCancels): void {
+  const driverQuery = query as CancellableQuery;
+  const { canceller } = driverQuery;
+  if (canceller === null) return;
+  driverQuery.canceller = null;
+  cancels.add(canceller(query));
+}
+
+/**
+ * A count that an abort cancels on the server: an export's count over millions of rows runs
+ * for seconds, and one whose client left must neither run on to the end nor be charged (the
+ * caller charges only what this returns). It returns only when the signal had not aborted, and
+ * only once any cancel it sent has been delivered, so the cancel cannot land on the statement
+ * after it (cancel-delivery.ts).
+ */
+async function postgresCount(tx: postgres.TransactionSql, statement: RenderedStatement, signal: AbortSignal): Promise<number> {
+  if (signal.aborted) throw abortReason(signal);
+  const query = tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values();
+  const cancels = new SentCancels();
+  const cancel = () => sendCancel(query, cancels);
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const [row] = await query.catch((error: unknown) => {
+      throw signal.aborted ? abortReason(signal) : error;
+    });
+    if (signal.aborted) throw abortReason(signal);
+    return Number(row?.[0] ?? 0);
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    await cancels.delivered();
+  }
 }
 
 /**
@@ -79,17 +121,11 @@ async function inPostgresSnapshot<T>(client: postgres.Sql, options: SnapshotOpti
 async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedStatement, pageSize: number, signal: AbortSignal): AsyncGenerator<unknown[][]> {
   const query = tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values();
   // a fetch in flight (a sort of millions of rows before the first) is cancelled on the server
-  // through its canceller, as bounded-client.ts does: `cancel()` drops the promise of a
-  // CancelRequest, which rejects unhandled when the server cannot be reached
-  const driverQuery = query as unknown as { canceller: ((query: unknown) => Promise<unknown>) | null };
   let fetching = false;
   const cancels = new SentCancels();
   const cancel = () => {
-    const { canceller } = driverQuery;
     // nothing running on the server: the loop stops at its next step, with nothing to interrupt
-    if (!fetching || canceller === null) return;
-    driverQuery.canceller = null;
-    cancels.add(canceller(query));
+    if (fetching) sendCancel(query, cancels);
   };
   signal.addEventListener('abort', cancel, { once: true });
   const pages = query.cursor(pageSize)[Symbol.asyncIterator]();
@@ -144,7 +180,10 @@ async function inPgliteSnapshot<T>(client: PgliteClient, options: SnapshotOption
     let cursors = 0;
     const snapshot: Snapshot = {
       count: async (statement) => {
+        // PGlite cannot interrupt a statement; a count whose caller left is at least not returned
+        if (options.signal.aborted) throw abortReason(options.signal);
         const { rows } = await tx.query<unknown[]>(statement.sql, statement.params, { rowMode: 'array' });
+        if (options.signal.aborted) throw abortReason(options.signal);
         return Number(rows[0]?.[0] ?? 0);
       },
       pages: async function* (statement, pageSize) {

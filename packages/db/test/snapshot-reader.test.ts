@@ -136,4 +136,23 @@ describe.skipIf(postgres.skip)('an aborted snapshot on PostgreSQL, with cancels 
     expect(await late.sessionsInTransaction()).toBe(0);
     expect(await late.outlastACancel()).toEqual([{ slept: true }]);
   });
+  it('cancels a count in flight, returns no count, and ends the transaction once the cancel has landed', async () => {
+    const before = late.proxy.cancels();
+    const abort = new AbortController();
+    const reason = new Error('the client went away');
+    // a count that takes 100 ms: in flight when the caller aborts, done before the cancel
+    // (300 ms late) reaches the server, and still not returned to a caller who has left
+    const slowCount = { sql: 'select count(*) from (select pg_sleep(0.1)) as slow', params: [] };
+    let counted: number | undefined;
+    const read = inSnapshot(late.database, options(abort.signal), async (snapshot) => {
+      const counting = snapshot.count(slowCount);
+      setTimeout(() => abort.abort(reason), 20);
+      counted = await counting;
+    });
+    await expect(read).rejects.toBe(reason);
+    expect(counted).toBeUndefined();
+    expect(late.proxy.cancels() - before).toBe(1);
+    expect(await late.sessionsInTransaction()).toBe(0);
+    expect(await late.outlastACancel()).toEqual([{ slept: true }]);
+  });
 });
