@@ -95,9 +95,9 @@ describe('a draining server closes idle keep-alive connections', () => {
     let closedAt: number | undefined;
     drain!.close(() => (closedAt = performance.now()));
     await new Promise<void>((resolve) => client.socket.once('close', () => resolve()));
-    await expect.poll(() => closedAt, { timeout: 5_000 }).toBeDefined();
-    // well before the 65 s keep-alive the server keeps otherwise
-    expect(closedAt! - started).toBeLessThan(DRAIN_IDLE_CLOSE_MS + 2_000);
+    await expect.poll(() => closedAt, { timeout: 10_000 }).toBeDefined();
+    // long before the 65 s keep-alive the server keeps otherwise (the margin is a loaded machine's)
+    expect(closedAt! - started).toBeLessThan(DRAIN_IDLE_CLOSE_MS + 9_000);
   });
 
   it('leaves open a connection idle less than the limit: a request on its way there is answered', async () => {
