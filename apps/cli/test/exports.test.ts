@@ -364,6 +364,23 @@ for (const { engine, skip } of testEngines()) {
         await next.arrayBuffer();
         expect(next.headers.get('x-ratelimit-remaining')).toBe(String(cost + 10 - 1 - Number(next.headers.get('x-export-cost'))));
       });
+
+      it('answers 503 query_failed when the count outlasts EXPORT_TIMEOUT_MS, and cancels it', async () => {
+        const short = await startApi(engine, { test: api.test, clock: { now: () => STILL }, overrides: { exportTimeoutMs: 1_000 } });
+        const lock = await holdTableLock(api.test.url!);
+        try {
+          const response = await short.get(exportPath({ status: 'all', format: 'csv' }), { headers: { authorization: `Bearer ${short.apiKey}` } });
+          expect(response.status).toBe(503);
+          expect(await response.json()).toEqual({
+            error: { code: 'query_failed', message: 'the export could not count its rows within its time limit; narrow the filters' },
+          });
+          // cancelled at the limit, while the lock it waited on is still held
+          await expect.poll(() => locksOn(api.test.database, 'listings', false), { timeout: 5_000 }).toBe(0);
+        } finally {
+          await lock.release();
+          await short.close();
+        }
+      });
     }
   });
 }

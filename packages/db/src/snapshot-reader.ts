@@ -67,7 +67,7 @@ async function inPostgresSnapshot<T>(client: postgres.Sql, options: SnapshotOpti
 }
 
 /** A postgres.js query as its canceller is reached: `cancel()` would drop the CancelRequest's promise. */
-type CancellableQuery = { canceller: ((query: unknown) => Promise<unknown>) | null };
+type CancellableQuery = { canceller: ((query: unknown) => Promise<unknown>) | null; state: unknown };
 
 /**
  * Sends the CancelRequest of `query` once (the driver clears the canceller), keeping its
@@ -77,7 +77,11 @@ type CancellableQuery = { canceller: ((query: unknown) => Promise<unknown>) | nu
 function sendCancel(query: unknown, cancels: SentCancels): void {
   const driverQuery = query as CancellableQuery;
   const { canceller } = driverQuery;
-  if (canceller === null) return;
+  // Not yet handed to the connection (no backend state): the driver's canceller would take it
+  // off the pool's queue, not the transaction's, and the transaction would wait for it for
+  // good. An abort is a macrotask and a statement is handed on within a microtask of being
+  // made, so this is not expected; if it happens, the statement runs and its result is dropped.
+  if (canceller === null || driverQuery.state === null) return;
   driverQuery.canceller = null;
   cancels.add(canceller(query));
 }
@@ -119,6 +123,8 @@ async function postgresCount(tx: postgres.TransactionSql, statement: RenderedSta
  * away, landed on the Close or the ROLLBACK after it, or on the next caller's statement.
  */
 async function* postgresPages(tx: postgres.TransactionSql, statement: RenderedStatement, pageSize: number, signal: AbortSignal): AsyncGenerator<unknown[][]> {
+  // aborted before the cursor opens (during the count or the charge): no sort to start
+  if (signal.aborted) throw abortReason(signal);
   const query = tx.unsafe(statement.sql, statement.params as postgres.ParameterOrJSON<never>[]).values();
   // a fetch in flight (a sort of millions of rows before the first) is cancelled on the server
   let fetching = false;

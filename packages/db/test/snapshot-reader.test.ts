@@ -140,9 +140,9 @@ describe.skipIf(postgres.skip)('an aborted snapshot on PostgreSQL, with cancels 
     const before = late.proxy.cancels();
     const abort = new AbortController();
     const reason = new Error('the client went away');
-    // a count that takes 100 ms: in flight when the caller aborts, done before the cancel
-    // (300 ms late) reaches the server, and still not returned to a caller who has left
-    const slowCount = { sql: 'select count(*) from (select pg_sleep(0.1)) as slow', params: [] };
+    // a count that takes 250 ms: in flight when the caller aborts (20 ms in), done before the
+    // cancel (300 ms late) reaches the server, and still not returned to a caller who has left
+    const slowCount = { sql: 'select count(*) from (select pg_sleep(0.25)) as slow', params: [] };
     let counted: number | undefined;
     const read = inSnapshot(late.database, options(abort.signal), async (snapshot) => {
       const counting = snapshot.count(slowCount);

@@ -27,6 +27,7 @@ const EXPORT_GZIP_LEVEL = 3;
 /** Seconds a refused concurrent export is told to wait. */
 const BUSY_RETRY_AFTER = 10;
 
+const countTimedOut = (cause: unknown) => new ApiError('query_failed', 'the export could not count its rows within its time limit; narrow the filters', undefined, {}, cause);
 const queryFailed = (cause: unknown) => new ApiError('query_failed', 'the export could not start; please retry', undefined, {}, cause);
 export const limiterUnavailable = (cause: unknown) =>
   new ApiError('rate_limit_unavailable', 'the rate limiter is unavailable, so the export is refused rather than served unmetered; please retry', undefined, { 'Retry-After': '5' }, cause);
@@ -136,6 +137,8 @@ export class ListingExports {
       // the client left before the count: nobody to answer, and no fault to log (the access
       // log says the request was aborted); nothing was charged
       if (error instanceof ExportStopped && error.why === 'client_gone') return { count: 0, body: Readable.from([]) };
+      // the count itself outlasted EXPORT_TIMEOUT_MS, and was cancelled at it
+      if (error instanceof ExportStopped) throw countTimedOut(error);
       if (error instanceof ApiError) throw error;
       throw databaseFault(error, queryFailed);
     }
