@@ -10,6 +10,8 @@ import { Server as NetServer, type Socket } from 'node:net';
 export const DRAIN_IDLE_CLOSE_MS = 1_000;
 /** How often a draining server looks for connections idle long enough to close. */
 const SWEEP_MS = 100;
+/** A sweep whose turn of I/O took longer than this is skipped: the sockets may hold requests it did not read. */
+const SWEEP_AFTER_IO_MS = 50;
 
 /** What a shutdown calls to stop the server: no new connection, and each open one closed as it finishes. */
 export interface ConnectionDrain {
@@ -78,8 +80,15 @@ export function trackConnections(server: Server): ConnectionDrain {
       // I/O in each turn of the loop, so after a stall (a long garbage collection, a starved
       // CPU) a timer-run sweep would see a connection as idle for seconds while the request the
       // balancer sent on it during the stall waits unread in the socket, and reset that request.
-      // The I/O first starts that request (busy, not swept); setImmediate runs after it.
-      const sweeping = setInterval(() => setImmediate(sweep), SWEEP_MS);
+      // The I/O first starts that request (busy, not swept); setImmediate runs after it. Should
+      // that I/O itself have stalled (its callbacks held the loop), requests may have arrived
+      // since it read the sockets: that sweep is skipped, and the next one follows fresh I/O.
+      const sweeping = setInterval(() => {
+        const fired = performance.now();
+        setImmediate(() => {
+          if (performance.now() - fired <= SWEEP_AFTER_IO_MS) sweep();
+        });
+      }, SWEEP_MS);
       sweeping.unref();
     },
     closeAll() {
