@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { apiKeys, listings, type Database } from '@domain-index/db';
 import { createApp } from '@domain-index/api/app';
-import { trackConnections } from '@domain-index/api/http/drain-connections';
+import { trackConnections, type ConnectionDrain } from '@domain-index/api/http/drain-connections';
 import { createHttpServer } from '@domain-index/api/http/http-server';
 import { systemClock } from '@domain-index/runtime/clock';
 import { publicUrlWarning, type Config } from '@domain-index/config/config';
@@ -81,6 +81,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const mailer = config.mail === undefined ? undefined : new Mailer({ ...config.mail, logger });
   let demo: DemoStart | undefined;
   let server: Server;
+  let connections: ConnectionDrain;
   let reads: ReadNodes | undefined;
   // The embedded start has no `sync` worker beside it: its own process does the worker's
   // background work, so the demo's change feed gets its time-driven events too.
@@ -156,6 +157,13 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       version: VERSION,
     });
     server = await listen(app, config);
+    // Idle connections stay open longer than a load balancer keeps its own (60 s on the common
+    // ones). With Node's 5 s default a balancer can reuse a connection the API is just closing,
+    // get a reset, and answer its client 502.
+    server.keepAliveTimeout = config.keepAliveTimeoutMs;
+    // tracked from the first connection: one accepted while the rest of the start ran would
+    // otherwise be unknown to the drain
+    connections = trackConnections(server);
     background?.start();
     deliveries?.start();
     checks?.start();
@@ -178,11 +186,6 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     await closeAll();
     throw error;
   }
-  // Idle connections stay open longer than a load balancer keeps its own (60 s on the common
-  // ones). With Node's 5 s default a balancer can reuse a connection the API is just closing,
-  // get a reset, and answer its client 502.
-  server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  const connections = trackConnections(server);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   // a worker of serve-workers.ts leaves the announcement to the process that runs them all
