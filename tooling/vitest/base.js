@@ -5,7 +5,13 @@ import { defineConfig } from 'vitest/config';
  * Hang guards, not timing checks: generous, so that a loaded 2-core runner (a browser, a
  * PostgreSQL of a test's own, a benchmark beside the suite) is slow, never failed.
  */
-const hangGuards = { testTimeout: 120_000, hookTimeout: 180_000 };
+const hangGuards = {
+  testTimeout: 120_000,
+  hookTimeout: 180_000,
+  // expect.poll waits 1 s by default: a state that a child process, a database round trip or a
+  // browser reaches is polled for 15 s, and a poll still ends as soon as its state is reached
+  expect: { poll: { timeout: 15_000 } },
+};
 
 /** Suites of pure code and of a package's own parts. */
 export const unitSuites = defineConfig({ test: hangGuards });

@@ -248,9 +248,18 @@ for (const { engine, skip } of testEngines()) {
       const before = await fetched();
       const { req } = await stalledExport(api.apiKey);
       try {
-        // let the server fill what the socket takes, then see that it stopped fetching
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        const settled = await fetched();
+        // let the server fill what the socket takes (on a loaded machine, it may take a while),
+        // then see that it stopped fetching
+        let settled = await fetched();
+        await expect
+          .poll(async () => {
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            const now = await fetched();
+            const still = now === settled && now > before;
+            settled = now;
+            return still;
+          }, { timeout: 30_000, interval: 0 })
+          .toBe(true);
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         expect(await fetched()).toBe(settled);
         expect(settled - before).toBeLessThan(total / 2);
@@ -275,13 +284,16 @@ for (const { engine, skip } of testEngines()) {
           socket.on('error', () => undefined);
         });
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      // neither a slot (429) nor the embedded database's one transaction (a wait) is held for them
-      for (let i = 0; i < 2; i += 1) {
+      // neither a slot (429) nor the embedded database's one transaction (a wait) is held for
+      // them: once the server has seen them go (a moment, where a held slot was 30 minutes),
+      // the key streams its exports
+      const exportOnce = async () => {
         const response = await api.get(exportPath({ status: 'all', format: 'csv', max_length: '3' }), { headers: { authorization: `Bearer ${key}` } });
-        expect(response.status).toBe(200);
         await response.arrayBuffer();
-      }
+        return response.status;
+      };
+      await expect.poll(exportOnce, { timeout: 15_000, interval: 200 }).toBe(200);
+      expect(await exportOnce()).toBe(200);
       // a client leaving is no fault of the server's
       const lines = api.logLines.slice(logsFrom);
       expect(lines.filter((line) => line.includes('request aborted')).length).toBeGreaterThanOrEqual(3);
@@ -337,7 +349,8 @@ for (const { engine, skip } of testEngines()) {
         const { req } = await stalledExport(api.apiKey);
         await expect.poll(activeExports).toBeGreaterThan(0);
         req.destroy();
-        await expect.poll(activeExports, { timeout: 3_000 }).toBe(0);
+        // at once: where the query ran on, it held its connection for the export's 30 minutes
+        await expect.poll(activeExports, { timeout: 15_000 }).toBe(0);
       });
 
       it('cancels the count of a client that left while it ran, and charges nothing for it', async () => {
@@ -354,7 +367,7 @@ for (const { engine, skip } of testEngines()) {
           await untilWaiting(api.test.database, 'listings');
           req.destroy();
           // cancelled on the server while the lock is still held, not left to finish after it
-          await expect.poll(() => locksOn(api.test.database, 'listings', false), { timeout: 5_000 }).toBe(0);
+          await expect.poll(() => locksOn(api.test.database, 'listings', false), { timeout: 15_000 }).toBe(0);
         } finally {
           await lock.release();
         }
@@ -375,7 +388,7 @@ for (const { engine, skip } of testEngines()) {
             error: { code: 'query_failed', message: 'the export could not count its rows within its time limit; narrow the filters' },
           });
           // cancelled at the limit, while the lock it waited on is still held
-          await expect.poll(() => locksOn(api.test.database, 'listings', false), { timeout: 5_000 }).toBe(0);
+          await expect.poll(() => locksOn(api.test.database, 'listings', false), { timeout: 15_000 }).toBe(0);
         } finally {
           await lock.release();
           await short.close();

@@ -286,7 +286,8 @@ describe.skipIf(postgresTestEngine().skip)('PostgreSQL measuring the stats for l
     try {
       const started = performance.now();
       await expectQueryFailed(api, '/api/v1/stats');
-      expect(performance.now() - started).toBeLessThan(500 + 1_000);
+      // at the 500 ms request deadline, not the 30 s the measurement may take (the margin is a loaded machine's)
+      expect(performance.now() - started).toBeLessThan(10_000);
       // a second caller within the window joins the same measurement: still five waiting counts, not ten
       await expectQueryFailed(api, '/api/v1/stats');
       await untilWaiting(test.database, 'listings', 5);
@@ -302,7 +303,7 @@ describe.skipIf(postgresTestEngine().skip)('PostgreSQL measuring the stats for l
     }
     // the retry, once the lock is gone: the counts of that measurement, true to the index
     let response: Response | undefined;
-    await until('the stats answer', async () => (response = await api.get('/api/v1/stats')).status === 200, 5_000);
+    await until('the stats answer', async () => (response = await api.get('/api/v1/stats')).status === 200, 30_000);
     const stats = statsEnvelopeSchema.parse(await response!.json());
     expect(stats.data.total).toBe([...fixtureFeeds().values()].flat().length);
   });

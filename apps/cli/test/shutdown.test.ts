@@ -17,8 +17,12 @@ const postgresSkipped = postgresTestEngine().skip;
 
 /** The shutdown budget every process here gets: short, so that a hang shows as a failure. */
 const SHUTDOWN_TIMEOUT_MS = 3_000;
-/** What a loaded 2-core machine may add to a process's own deadline before it is gone. */
-const EXIT_SLACK_MS = 1_000;
+/**
+ * What a loaded 2-core machine may add to a process's own deadline before it is gone: wide
+ * enough for a stalled CI runner, and still far below what a process that missed its deadline
+ * would take (a 60 s query timeout, a 60 s drain).
+ */
+const EXIT_SLACK_MS = 5_000;
 
 /** Sends `signal` and resolves with the exit code and how long the process took to be gone. */
 async function signalAndTime(started: ServeProcess, signal: NodeJS.Signals): Promise<{ code: number | null; ms: number }> {
@@ -176,7 +180,7 @@ describe.skipIf(postgresSkipped || pgbouncerSkipped())('a sync worker whose data
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers /metrics within 1.5 s, not ready and its outbox gauges stale, then exits within SHUTDOWN_TIMEOUT_MS of SIGTERM', async () => {
+  it('answers /metrics inside a scrape timeout, not ready and its outbox gauges stale, then exits within SHUTDOWN_TIMEOUT_MS of SIGTERM', async () => {
     const metrics = async () => {
       const started = performance.now();
       const response = await fetch(`${admin}/metrics`);
@@ -191,7 +195,9 @@ describe.skipIf(postgresSkipped || pgbouncerSkipped())('a sync worker whose data
     for (const round of [1, 2, 3]) {
       const during = await metrics();
       expect({ round, status: during.status }).toEqual({ round, status: 200 });
-      expect(during.ms, `round ${round}`).toBeLessThan(1_500);
+      // each read gives up after its second (the values stay stale): well inside Prometheus'
+      // default 10 s scrape timeout, where an unbounded read would wait on the paused pooler
+      expect(during.ms, `round ${round}`).toBeLessThan(8_000);
       expect(during.text).toContain('domain_index_ready 0');
       expect(during.text).toContain('domain_index_metrics_stale{collector="webhook_outbox"} 1');
       // the last values read, not an empty outbox

@@ -55,7 +55,8 @@ describe.skipIf(postgres.skip)('deadlines on PostgreSQL statements', () => {
     const { ms, error } = await elapsed(() => database.until(Date.now() + 300).rows(sql`select pg_sleep(30), 'deadline-probe' as tag`));
     expect(isDeadlineExceeded(error)).toBe(true);
     expect(classifyDatabaseFailure(error).kind).toBe('unavailable');
-    expect(ms).toBeLessThan(2_000);
+    // at its deadline, not when the 30 s statement would have ended (the margin is a loaded machine's)
+    expect(ms).toBeLessThan(15_000);
     // the server is not left running it
     const running = async () => (await test.database.rows<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where query like '%deadline-probe%' and state = 'active' and pid <> pg_backend_pid()`))[0]!.n;
     for (let i = 0; i < 50 && (await running()) > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -98,7 +99,8 @@ describe.skipIf(postgres.skip)('deadlines on PostgreSQL statements', () => {
       for (let i = 0; i < 3; i += 1) {
         const { ms, error } = await elapsed(() => stalled.until(Date.now() + 300).rows(sql`select 1`));
         expect(isDeadlineExceeded(error)).toBe(true);
-        expect(ms).toBeLessThan(1_500);
+        // at its deadline, not at the 60 s connect timeout (the margin is a loaded machine's)
+        expect(ms).toBeLessThan(15_000);
       }
     } finally {
       await silent.close();
@@ -123,7 +125,7 @@ describe('database URLs', () => {
 // when it lands. Held 500 ms on its way, as on a busy machine, the cancel of a statement that
 // finished just after its deadline lands on whatever the connection runs next.
 describe.skipIf(postgres.skip)('deadlines on PostgreSQL, with cancels that arrive late', () => {
-  // long enough that the caller's answer at its deadline comes well before it on a busy machine
+  // longer than the statement runs past its deadline: it ends before its cancel lands
   const CANCEL_DELAY_MS = 500;
   let late: LateCancelsDatabase;
   beforeAll(async () => {
@@ -135,11 +137,12 @@ describe.skipIf(postgres.skip)('deadlines on PostgreSQL, with cancels that arriv
 
   it('rolls back a transaction whose statement finished after its deadline only once the cancel has landed, so the next statement on the connection runs to its end', async () => {
     const before = late.proxy.cancels();
+    const forwardedBefore = late.proxy.forwarded();
     // done 100 ms after its deadline, 400 ms before its cancel reaches the server
-    const { ms, error } = await elapsed(() => late.database.until(Date.now() + 100).db.transaction(async (tx) => tx.execute(sql`select pg_sleep(0.2)`)));
+    const { error } = await elapsed(() => late.database.until(Date.now() + 100).db.transaction(async (tx) => tx.execute(sql`select pg_sleep(0.2)`)));
     expect(isDeadlineExceeded(error)).toBe(true);
-    // the caller is answered at its deadline, not when the cancel lands
-    expect(ms).toBeLessThan(CANCEL_DELAY_MS);
+    // the caller is answered at its deadline, not when the cancel lands: the proxy still holds it
+    expect(late.proxy.forwarded() - forwardedBefore).toBe(0);
     expect(await late.outlastACancel()).toEqual([{ slept: true }]);
     expect(late.proxy.cancels() - before).toBe(1);
     expect(await late.sessionsInTransaction()).toBe(0);

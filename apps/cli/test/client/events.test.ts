@@ -222,7 +222,8 @@ describe('the change feed through the client, against the real API and import pa
       const abortedAt = Date.now();
       controller.abort();
       await expect(watching).resolves.toBe('now');
-      expect(Date.now() - abortedAt).toBeLessThan(1_000);
+      // at the abort, not the client's 30 s timeout (the proxy never answers); the margin is a loaded machine's
+      expect(Date.now() - abortedAt).toBeLessThan(15_000);
     } finally {
       await proxy.close();
     }

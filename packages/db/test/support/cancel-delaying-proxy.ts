@@ -12,6 +12,8 @@ export interface CancelDelayingProxy {
   port: number;
   /** How many CancelRequests reached the proxy. */
   cancels(): number;
+  /** How many of them the proxy has passed on to PostgreSQL (after their delay). */
+  forwarded(): number;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export interface CancelDelayingProxy {
 export async function startCancelDelayingProxy(upstream: { host: string; port: number }, delayMs: number): Promise<CancelDelayingProxy> {
   const sockets = new Set<Socket>();
   let cancels = 0;
+  let forwarded = 0;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -39,6 +42,7 @@ export async function startCancelDelayingProxy(upstream: { host: string; port: n
         () => {
           const server = connect(upstream.port, upstream.host, () => {
             server.write(first);
+            if (isCancel) forwarded += 1;
             client.pipe(server);
             server.pipe(client);
             client.resume();
@@ -55,6 +59,7 @@ export async function startCancelDelayingProxy(upstream: { host: string; port: n
   return {
     port: (server.address() as AddressInfo).port,
     cancels: () => cancels,
+    forwarded: () => forwarded,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
