@@ -16,9 +16,14 @@ for (const { engine, skip } of testEngines()) {
 
     it('lets one holder in at a time and frees the lock when the work is done, or fails', async () => {
       let release!: () => void;
-      const holding = withAdvisoryLock(test.database, 'lock-a', () => new Promise<string>((resolve) => (release = () => resolve('done'))));
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const holding = withAdvisoryLock(test.database, 'lock-a', () => {
+        entered();
+        return new Promise<string>((resolve) => (release = () => resolve('done')));
+      });
       // the second caller is told at once, while the first still works
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await inside;
       await expect(withAdvisoryLock(test.database, 'lock-a', () => Promise.resolve('second'))).resolves.toEqual({ acquired: false });
       await expect(withAdvisoryLock(test.database, 'lock-b', () => Promise.resolve('other'))).resolves.toEqual({ acquired: true, value: 'other' });
       release();
