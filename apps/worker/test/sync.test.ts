@@ -74,12 +74,14 @@ for (const { engine, skip } of testEngines()) {
     });
 
     it('lets only one of two workers sync a source at a time', async () => {
-      const server = await serve({ status: 200, body: feedOf(['once.com']), delayMs: 400 });
+      // the feed answers 3 s late: the first worker holds the source that long, ample for the
+      // second to try it on a loaded machine
+      const server = await serve({ status: 200, body: feedOf(['once.com']), delayMs: 3_000 });
       // on PostgreSQL the second worker has its own pool, as a second process would
       const second = test.url === undefined ? test.database : await openDatabase({ databaseUrl: test.url, maxConnections: 2 });
       const source = sourceAt('shared', server.url);
       const first = syncSource(source, options());
-      // the second starts while the first holds the source: its feed request has arrived, the answer is 400 ms away
+      // the second starts while the first holds the source: its feed request has arrived, the answer is 3 s away
       await until('the first worker fetches the feed', () => server.requests === 1);
       const results = await Promise.all([first, syncSource(source, { ...options(), database: second })]);
       if (second !== test.database) await second.close();

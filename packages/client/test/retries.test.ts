@@ -204,8 +204,10 @@ describe('retries and error families (against a scripted server)', () => {
     });
 
     it('does not send a write again after a timeout or a connection lost mid-request, where a GET is retried', async () => {
-      const slow = await fake({ status: 200, body: created, delayMs: 2_000 });
-      const timed = new DomainIndex({ apiKey: KEY, baseUrl: slow.baseUrl, timeout: 200, maxRetries: 2 });
+      // a timeout long enough for each request to reach the fake on a loaded machine, and an
+      // answer later still
+      const slow = await fake({ status: 200, body: created, delayMs: 5_000 });
+      const timed = new DomainIndex({ apiKey: KEY, baseUrl: slow.baseUrl, timeout: 1_000, maxRetries: 2 });
       expect(await timed.alerts.test('alt_1').catch((e: unknown) => e)).toBeInstanceOf(TimeoutError);
       expect(slow.requests).toHaveLength(1);
       expect(await timed.alerts.get('alt_1').catch((e: unknown) => e)).toBeInstanceOf(TimeoutError);

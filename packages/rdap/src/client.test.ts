@@ -576,7 +576,8 @@ describe('close', () => {
     fake.behave('cctld', { kind: 'hang' });
     const inFlight = rdap.check('hangs.uk');
     const waiting = rdap.check('waits.uk');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // the first check is at the registry, the second waits its turn behind it
+    await expect.poll(() => fake.requests('cctld').length).toBe(1);
     const started = Date.now();
     const ended = [
       expect(inFlight).rejects.toThrow('RDAP client closed'),
@@ -584,7 +585,8 @@ describe('close', () => {
     ];
     await rdap.close();
     await Promise.all(ended);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // at the close, not at the 60 s timeout (a loaded machine's margin)
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(fake.requests('cctld')).toHaveLength(1);
   });
 

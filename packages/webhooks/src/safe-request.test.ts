@@ -321,7 +321,7 @@ describe('sending a webhook to a receiver', () => {
     const receiver = await startReceiver(() => undefined); // never answers
     const attempt = await sendWebhookRequest(
       { url: `http://127.0.0.1:${receiver.port}/`, body, headers: {} },
-      { allowList: LOOPBACK, timeoutMs: 10_000, responseTimeoutMs: 300 },
+      { allowList: LOOPBACK, timeoutMs: 30_000, responseTimeoutMs: 300 },
     );
     expectFailure(
       attempt,
@@ -329,7 +329,7 @@ describe('sending a webhook to a receiver', () => {
       `no answer from 127.0.0.1:${receiver.port} within 300 ms of connecting`,
     );
     expect(attempt.durationMs).toBeGreaterThanOrEqual(290);
-    expect(attempt.durationMs).toBeLessThan(3_000);
+    expect(attempt.durationMs).toBeLessThan(15_000); // not the 30 s whole-attempt limit
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -357,12 +357,12 @@ describe('sending a webhook to a receiver', () => {
         await new Promise((resolve) => filler.once('connect', resolve));
         const attempt = await sendWebhookRequest(
           { url: `http://127.0.0.1:${port}/`, body, headers: {} },
-          { allowList: LOOPBACK, timeoutMs: 10_000, connectTimeoutMs: 300 },
+          { allowList: LOOPBACK, timeoutMs: 30_000, connectTimeoutMs: 300 },
         );
         filler.destroy();
         expectFailure(attempt, 'timeout', `could not connect to 127.0.0.1:${port} within 300 ms`);
         expect(attempt.durationMs).toBeGreaterThanOrEqual(290);
-        expect(attempt.durationMs).toBeLessThan(3_000);
+        expect(attempt.durationMs).toBeLessThan(15_000); // not the 30 s whole-attempt limit
       } finally {
         listener.kill();
       }

@@ -51,11 +51,12 @@ describe('the HTTP server', () => {
     clearInterval(trickle);
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
     expect(closedAt - started).toBeGreaterThanOrEqual(900);
-    expect(closedAt - started).toBeLessThan(3_000);
+    // closed by the timeout, not by the body's end, 100 s away at this pace (a loaded machine's margin)
+    expect(closedAt - started).toBeLessThan(15_000);
   });
 
   it('answers 408 and closes a connection whose headers never end', async () => {
-    const port = await start(500, 5_000);
+    const port = await start(500, 30_000);
     const socket = connect(port, '127.0.0.1');
     const closed = readUntilClosed(socket);
     const started = performance.now();
@@ -64,7 +65,8 @@ describe('the HTTP server', () => {
     const { text, closedAt } = await closed;
     clearInterval(trickle);
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
-    expect(closedAt - started).toBeLessThan(2_500);
+    // by the headers' 500 ms timeout, not the request's 30 s (a loaded machine's margin)
+    expect(closedAt - started).toBeLessThan(15_000);
   });
 
   it('serves a request that arrives in time', async () => {
