@@ -147,6 +147,7 @@ for (const { engine, skip } of testEngines()) {
       expect(before.statistics).toEqual([
         expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_name_terms_stx', target: 10000 }),
+        expect.objectContaining({ stxname: 'listings_name_trigrams_stx', target: 3334 }),
         expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
       ]);
@@ -176,12 +177,15 @@ for (const { engine, skip } of testEngines()) {
       await test.database.db.execute(sql`drop statistics listings_auction_end_stx`);
       await test.database.db.execute(sql`drop statistics listings_name_terms_stx`);
       await test.database.db.execute(sql`alter index listings_domain_name_bigrams_idx alter column 1 set statistics -1`);
+      await test.database.db.execute(sql`drop statistics listings_name_trigrams_stx`);
+      await test.database.db.execute(sql`alter table listings alter column has_hyphens set statistics -1`);
       // 0024 and the migrations after it undone
-      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at in (select created_at from drizzle.__drizzle_migrations order by created_at desc limit 4)`);
-      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics', '0025_auction_end_statistics', '0026_term_statistics', '0027_bigram_statistics']);
+      await test.database.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at in (select created_at from drizzle.__drizzle_migrations order by created_at desc limit 5)`);
+      expect(await migrateDatabase(test.database)).toEqual(['0024_range_statistics', '0025_auction_end_statistics', '0026_term_statistics', '0027_bigram_statistics', '0028_trigram_statistics']);
       expect((await tableOf(test.database)).statistics).toEqual([
         expect.objectContaining({ stxname: 'listings_auction_end_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_name_terms_stx', target: 10000 }),
+        expect.objectContaining({ stxname: 'listings_name_trigrams_stx', target: 3334 }),
         expect.objectContaining({ stxname: 'listings_not_ended_stx', target: 1000 }),
         expect.objectContaining({ stxname: 'listings_status_bid_stx', target: 1000 }),
       ]);
@@ -224,6 +228,10 @@ for (const { engine, skip } of testEngines()) {
       const [terms] = await test.database.rows<{ bounds: number }>(sql`
         select array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats_ext_exprs where statistics_name = 'listings_name_terms_stx'`);
       expect(terms?.bounds).toBe(10001);
+      // and the names' trigrams (0028), in a group of their own: `stats` is in every name
+      const [trigrams] = await test.database.rows<{ elements: string[] | null }>(sql`
+        select most_common_elems::text::text[] as elements from pg_stats_ext_exprs where statistics_name = 'listings_name_trigrams_stx'`);
+      expect(trigrams?.elements).toEqual(expect.arrayContaining(['sta', 'tat', 'ats']));
     });
 
     it('serves the loaded rows at once to an API whose connections prepared their statements against the table replaced', async () => {

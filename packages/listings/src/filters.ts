@@ -96,6 +96,31 @@ const auctionEnd = sql`(case when ${listings.status} = 'auction' then ${listings
 const nameForEstimates = sql`(${listings.domainName} || '')`;
 
 /**
+ * The name's trigrams as pg_trgm cuts them, as the expression migration 0028 gives statistics
+ * of its own (the shares of the most common trigrams of a million names): written exactly as
+ * there so that the planner finds them.
+ */
+const nameTrigrams = sql`array_to_tsvector(show_trgm(${listings.domainName}))`;
+
+/**
+ * A term that is exactly one of pg_trgm's trigrams: three letters or digits. pg_trgm cuts a
+ * name into words at every other character (`-`, `.`), so `a-b` is none of its trigrams, and a
+ * longer term is several, whose shares the planner would multiply as if independent (`sho` and
+ * `hop` planned `shop` 29 times too low, bench/notes/106).
+ */
+const ONE_TRIGRAM = /^[a-z0-9]{3}$/;
+
+/**
+ * The condition that asks the planner a long term's share of names. A trigram's share is read
+ * off the list of trigrams (0028), which holds terms down to about 1 name in 40,000; any other
+ * term's off the histogram of 10,000 names (0026), below whose 1 name in 10,000 PostgreSQL
+ * plans no pattern.
+ */
+function termForEstimates(term: string): SQL {
+  return ONE_TRIGRAM.test(term) ? sql`${nameTrigrams} @@ ${term}::tsquery` : like(nameForEstimates, `%${term}%`);
+}
+
+/**
  * The rows of searchConditions, written for the planner's estimate (the `planned` total), never
  * for a page. Undefined when a search's own conditions serve the planner as they are.
  * - A window of auctions (`ending_within` without a status, or with `status=auction`) is one
@@ -105,9 +130,10 @@ const nameForEstimates = sql`(${listings.domainName} || '')`;
  *   keeps searchConditions: its indexes are chosen by the status (the live set's partial index).
  * - A term of 3 or more characters is asked of the names' finer histogram (migration 0026),
  *   whose share of names holding it moves three times less from one refresh to the next than
- *   the column's. The column's own coarser statistics keep planning every page, where reading
- *   10,000 names would cost each statement a millisecond. Two-character terms are matched on
- *   bigrams, which have statistics of their own.
+ *   the column's, and a term of three letters or digits of the names' trigrams (0028), which
+ *   see terms too rare for any histogram of names. The column's own coarser statistics keep
+ *   planning every page, where reading 10,000 names would cost each statement a millisecond.
+ *   Two-character terms are matched on bigrams, which have statistics of their own.
  */
 export function plannedConditions(query: SearchQuery, now: Date): SQL | undefined {
   const hours = query.ending_within;
@@ -117,7 +143,7 @@ export function plannedConditions(query: SearchQuery, now: Date): SQL | undefine
   if (!auctionWindow && longTerms.length === 0) return undefined;
   // every other condition as a search writes it
   const rest = { ...query, search: terms.filter((term) => term.length === 2) };
-  const conditions: (SQL | undefined)[] = longTerms.map((term) => like(nameForEstimates, `%${term}%`));
+  const conditions: (SQL | undefined)[] = longTerms.map(termForEstimates);
   if (auctionWindow) {
     // an auction without an end time never ends (the not-ended rule's infinity): it is in no window, as there
     const until = new Date(now.getTime() + hours * 3_600_000);

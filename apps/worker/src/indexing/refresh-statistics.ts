@@ -26,6 +26,11 @@ import { sql, type Database } from '@domain-index/db';
  * sampled rows (about 240 bytes each) in the database server's memory while it runs: the
  * refreshing backend's private memory peaked at 1.2 GB at 30M (bench/notes/103, 104). An object over expressions alone (0022, 0025) is built by every group.
  *
+ * The names' trigrams (migration 0028, for the planned total of a three-character term) are an
+ * object over has_hyphens and an expression, at a target that gives has_hyphens a group of its
+ * own: one more ANALYZE, sampling 1,000,200 rows, one after the others, so the refresh's peak
+ * memory stays domain_name's group's (bench/notes/107).
+ *
  * No ANALYZE that names columns builds an index's statistics: the bigram index's list of
  * bigrams (0027: every one of them, for the planned total of a two-character term) comes from
  * PostgreSQL's autovacuum, which analyses the whole table once a tenth of it changed; these
