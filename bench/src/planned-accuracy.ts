@@ -4,6 +4,9 @@
 // new sample and the estimates move with it. Beside it, from the same statistics, the estimate
 // of the shape's own conditions (searchConditions), which the API asked before plannedConditions
 // rewrote a shape for the planner: before and after in one run, on one sample.
+// A shape with a term of three letters or digits also gets the estimate as the API asked it
+// before migration 0028 (the names' histogram of 0026 instead of their trigrams), from the same
+// statistics. PLANNED_TERMS (comma-separated searches) adds term searches beside the shapes.
 //   BENCH_DATABASE_URL=... PLANNED_ROUNDS=5 pnpm --filter @domain-index/bench planned-accuracy
 // Writes bench/results/planned-accuracy-<millions>m.json (PLANNED_RESULTS_FILE to override).
 import { writeFileSync } from 'node:fs';
@@ -14,7 +17,8 @@ import { plannedConditions, searchConditions } from '@domain-index/listings/filt
 import { refreshStatistics } from '@domain-index/worker/indexing/refresh-statistics';
 import { resultsFileFor } from './results-file';
 import { BENCH } from './settings';
-import { SEARCH_SHAPES } from './shapes';
+import { SEARCH_SHAPES, type Shape } from './shapes';
+import { histogramConditions } from './term-estimates';
 
 const rounds = Number(process.env.PLANNED_ROUNDS ?? 5);
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
@@ -33,9 +37,17 @@ interface ShapeAccuracy {
   /** The estimates of the shape's own conditions, from the same statistics, and their errors. */
   ownPlanned: number[];
   ownErrors: number[];
+  /** For a term of one trigram: the estimate from the names' histogram (before 0028), and its errors. */
+  histogramPlanned?: number[];
+  histogramErrors?: number[];
 }
 
-const shapes = SEARCH_SHAPES.filter((shape) => shape.kind === 'search');
+const extraTerms = (process.env.PLANNED_TERMS ?? '').split(',').filter((term) => term !== '');
+const shapes: Shape[] = [
+  ...SEARCH_SHAPES.filter((shape) => shape.kind === 'search'),
+  ...extraTerms.map((search): Shape => ({ name: `search=${search}`, query: { search }, kind: 'search' })),
+];
+
 const results: ShapeAccuracy[] = [];
 for (const shape of shapes) {
   const where = searchConditions(searchQuerySchema.parse(shape.query ?? {}), now);
@@ -61,6 +73,12 @@ for (let round = 0; round < rounds; round += 1) {
     result.errors.push(error(planned));
     result.ownPlanned.push(own);
     result.ownErrors.push(error(own));
+    const before = histogramConditions(query, now);
+    if (before !== undefined) {
+      const histogram = await plannedCount(database, before);
+      (result.histogramPlanned ??= []).push(histogram);
+      (result.histogramErrors ??= []).push(error(histogram));
+    }
   }
   process.stderr.write(
     `round ${round + 1}/${rounds}: statistics refreshed in ${analyzeSeconds.at(-1)!.toFixed(1)} s\n`,
@@ -80,6 +98,14 @@ for (const r of results) {
   console.log(
     `| ${r.name} | ${r.trueCount} | ${r.planned.join(', ')} | ${range(r.errors)} | ${percent(worst(r.errors))} | ${range(r.ownErrors)} |`,
   );
+}
+const compared = results.filter((r) => r.histogramErrors !== undefined);
+if (compared.length > 0) {
+  console.log('\n| term shape | true count | from the trigrams (0028): error range | from the names\' histogram (0026): planned | error range |');
+  console.log('|---|---|---|---|---|');
+  for (const r of compared) {
+    console.log(`| ${r.name} | ${r.trueCount} | ${range(r.errors)} | ${r.histogramPlanned!.join(', ')} | ${range(r.histogramErrors!)} |`);
+  }
 }
 const file = resultsFileFor('planned-accuracy', Number(listings), 'PLANNED_RESULTS_FILE');
 writeFileSync(

@@ -9,7 +9,11 @@
 //   (the search's own conditions, as before 0026) and as the API asks it (plannedConditions),
 //   alternating, median client-side time of each.
 // Its accuracy is planned-accuracy's (the estimate of both forms from the same statistics).
-//   BENCH_DATABASE_URL=... pnpm --filter @domain-index/bench term-statistics [rounds] [runs]
+// STATISTICS_REFRESH=whole-table measures an ANALYZE of the whole table instead of the worker's
+// refresh: what PostgreSQL's autovacuum runs once a tenth of the table changed, and a first load
+// after its rows (every statistics object is built by it, from one sample of 3,000,000 rows).
+//   BENCH_DATABASE_URL=... [STATISTICS_OBJECT=listings_name_trigrams_stx CARRIER_COLUMN=has_hyphens] \
+//     pnpm --filter @domain-index/bench term-statistics [rounds] [runs]
 import { readFileSync } from 'node:fs';
 import { searchQuerySchema } from '@domain-index/contract';
 import { openDatabase, sql } from '@domain-index/db';
@@ -18,11 +22,16 @@ import { plannedConditions, searchConditions } from '@domain-index/listings/filt
 import { refreshStatistics } from '@domain-index/worker/indexing/refresh-statistics';
 import { BENCH } from './settings';
 import { median } from './statements';
+import { histogramConditions } from './term-estimates';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const RUNS = Number(process.argv[3] ?? 300);
 const OBJECT = process.env.STATISTICS_OBJECT ?? 'listings_name_terms_stx';
 const TERMS = (process.env.TERMS ?? 'shop,zyg,shop zyg').split(',');
+const WHOLE_TABLE = process.env.STATISTICS_REFRESH === 'whole-table';
+// A column whose statistics target the object's migration raised with it, so that the refresh
+// builds the object in a group of its own (0028: has_hyphens), set back to the default without it.
+const CARRIER = process.env.CARRIER_COLUMN;
 const database = await openDatabase({ databaseUrl: BENCH.databaseUrl, maxConnections: 1 });
 
 // The object as the database's migrations made it, to be made again exactly so.
@@ -33,6 +42,9 @@ if (made === undefined) throw new Error(`${OBJECT} is missing: run domain-index 
 
 async function withObject(present: boolean): Promise<void> {
   await database.db.execute(sql.raw(`drop statistics if exists ${OBJECT}`));
+  if (CARRIER !== undefined) {
+    await database.db.execute(sql.raw(`alter table listings alter column ${CARRIER} set statistics ${present ? made!.target : -1}`));
+  }
   if (!present) return;
   await database.db.execute(sql.raw(made!.definition));
   await database.db.execute(sql.raw(`alter statistics ${OBJECT} set statistics ${made!.target}`));
@@ -59,7 +71,12 @@ async function refreshMeasured(): Promise<{ seconds: number; peakMiB: number | u
     if (now !== undefined) peak = Math.max(peak ?? 0, now);
   }, 50);
   try {
-    return { seconds: await secondsOf(() => refreshStatistics(database)), peakMiB: peak };
+    const refresh = WHOLE_TABLE
+      ? async () => {
+          await database.db.execute(sql`analyze listings`);
+        }
+      : () => refreshStatistics(database);
+    return { seconds: await secondsOf(refresh), peakMiB: peak };
   } finally {
     clearInterval(sampler);
   }
@@ -90,7 +107,7 @@ for (let round = 0; round < ROUNDS; round += 1) {
   process.stderr.write(`round ${round + 1}/${ROUNDS}: refresh ${without.at(-1)!.toFixed(1)} s without, ${withIt.at(-1)!.toFixed(1)} s with\n`);
 }
 console.log(`${rows} listings, ${ROUNDS} rounds, ${OBJECT} (${made.definition}, target ${made.target})\n`);
-console.log('| refresh | without the object | with it | ratio |\n|---|---|---|---|');
+console.log(`| ${WHOLE_TABLE ? 'ANALYZE of the whole table' : 'refresh'} | without the object | with it | ratio |\n|---|---|---|---|`);
 const [a, b] = [median(without), median(withIt)];
 console.log(`| seconds (median; each: ${without.map((s) => s.toFixed(1)).join(', ')} / ${withIt.map((s) => s.toFixed(1)).join(', ')}) | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(b / a).toFixed(2)} |`);
 if (peaks[0].length > 0 && peaks[1].length > 0) {
@@ -99,28 +116,27 @@ if (peaks[0].length > 0 && peaks[1].length > 0) {
 }
 console.log(`| heap bytes per row | ${Math.round(rowBytes)} | | |\n`);
 
-console.log(`| estimate (EXPLAIN, median of ${RUNS}) | column, ms | as the API asks it, ms | ratio |\n|---|---|---|---|`);
+console.log(`| estimate (EXPLAIN, median of ${RUNS}) | column, ms | as the API asks it, ms | ratio | names' histogram (before 0028), ms |\n|---|---|---|---|---|`);
 const now = new Date();
 for (const search of TERMS) {
   const query = searchQuerySchema.parse({ search });
   const own = searchConditions(query, now);
   const planned = plannedConditions(query, now);
   if (planned === undefined) throw new Error(`no planned conditions for ${search}`);
-  const times: [number[], number[]] = [[], []];
+  // a term of one trigram: the form the API asked before 0028, in the same rounds
+  const before = histogramConditions(query, now);
+  const forms = before === undefined ? [own, planned] : [own, planned, before];
+  const times: number[][] = forms.map(() => []);
   for (let i = 0; i < RUNS + 10; i += 1) {
-    const column = await secondsOf(async () => {
-      await plannedCount(database, own);
-    });
-    const expression = await secondsOf(async () => {
-      await plannedCount(database, planned);
-    });
-    // the first ten of each warm the connection's caches
-    if (i >= 10) {
-      times[0].push(column * 1000);
-      times[1].push(expression * 1000);
+    for (const [f, form] of forms.entries()) {
+      const seconds = await secondsOf(async () => {
+        await plannedCount(database, form);
+      });
+      // the first ten of each warm the connection's caches
+      if (i >= 10) times[f]!.push(seconds * 1000);
     }
   }
-  const [c, e] = [median(times[0]), median(times[1])];
-  console.log(`| search=${search} | ${c.toFixed(2)} | ${e.toFixed(2)} | ${(e / c).toFixed(2)} |`);
+  const [c, e, h] = times.map(median) as [number, number, number | undefined];
+  console.log(`| search=${search} | ${c.toFixed(2)} | ${e.toFixed(2)} | ${(e / c).toFixed(2)} | ${h === undefined ? '' : h.toFixed(2)} |`);
 }
 await database.close();
